@@ -1,0 +1,1 @@
+//! capture stage (under construction).

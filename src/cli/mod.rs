@@ -1,0 +1,49 @@
+//! Command-line interface: [`Cli`], [`Command`], one file per subcommand.
+//!
+//! Each subcommand file holds its clap `Args` struct and a `run(args) -> anyhow::Result<ExitCode>`.
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+pub mod advise;
+pub mod calibrate;
+pub mod play;
+pub mod read;
+pub mod sim;
+
+/// bot2048: plays a real 2048 game by looking at the screen and pressing arrow keys.
+#[derive(Debug, Parser)]
+#[command(name = "bot2048", version, about, long_about = None)]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play a real 2048 window: capture, read, solve, press keys, verify.
+    Play(play::PlayArgs),
+    /// Watch a 2048 window while you play and print the suggested move after each change.
+    Advise(advise::AdviseArgs),
+    /// Read the board from screenshots.
+    Read(read::ReadArgs),
+    /// Make a calibration profile for a 2048 game.
+    Calibrate(calibrate::CalibrateArgs),
+    /// Play many games on the built-in engine and measure a solver.
+    Sim(sim::SimArgs),
+}
+
+/// Runs the parsed command line; returns the process exit code.
+///
+/// # Errors
+/// Any error of the subcommand, with context for the user.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Play(args) => play::run(args),
+        Command::Advise(args) => advise::run(args),
+        Command::Read(args) => read::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
+        Command::Sim(args) => sim::run(args),
+    }
+}

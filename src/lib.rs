@@ -1,0 +1,26 @@
+//! bot2048: plays a real, external 2048 game the way a person does.
+//!
+//! The pipeline, one module a stage, data flowing one way:
+//!
+//! ```text
+//! capture::Frame ──vision──▶ vision::Reading ──▶ engine::Board ──solver──▶ solver::Decision ──input──▶ key
+//!                                     ▲                                                     │
+//!                                     └──────────── play::Mirror (expected boards) ◀────────┘
+//! ```
+//!
+//! - [`engine`]: bitboard model of 2048 (moves, merges, score, spawn); no I/O.
+//! - [`solver`]: the `Solver` trait and its implementations (expectimax first).
+//! - [`vision`]: finds the grid in an image and reads every cell, through a calibration profile.
+//! - [`capture`]: frames of a game window (xcap), of a monitor region, or recorded files.
+//! - [`input`]: the `KeySink` trait: arrow keys to the verified game window (enigo), or recorded.
+//! - [`play`]: the loop capture → read → mirror → solve → key → verify.
+//! - [`cli`]: the `bot2048` subcommands.
+#![warn(missing_docs)]
+
+pub mod capture;
+pub mod cli;
+pub mod engine;
+pub mod input;
+pub mod play;
+pub mod solver;
+pub mod vision;

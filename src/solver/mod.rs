@@ -1,0 +1,1 @@
+//! solver stage (under construction).

@@ -1,0 +1,6 @@
+//! One integration test binary; a module per area.
+mod cli;
+mod engine;
+mod play_replay;
+mod real_games;
+mod vision_corpus;

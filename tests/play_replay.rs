@@ -1,0 +1,1 @@
+//! Tests: play_replay.
