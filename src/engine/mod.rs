@@ -196,7 +196,7 @@ impl Board {
             for (c, &value) in row.iter().enumerate() {
                 exps[r][c] = match value {
                     0 => 0,
-                    v if v.is_power_of_two() && v >= 2 && v <= 1 << MAX_EXPONENT => {
+                    v if v.is_power_of_two() && (2..=1 << MAX_EXPONENT).contains(&v) => {
                         v.trailing_zeros() as u8
                     }
                     _ => {
