@@ -198,6 +198,15 @@ impl Expectimax {
         self
     }
 
+    /// Empties the transposition table (the next decision searches from scratch, as a fresh
+    /// solver would; for benchmarks and repeatable measurements).
+    pub fn clear_table(&mut self) {
+        for slot in self.table.slots.iter() {
+            slot[0].store(0, Ordering::Relaxed);
+            slot[1].store(0, Ordering::Relaxed);
+        }
+    }
+
     /// Searches every legal root move to `limit`; `None` if the deadline stopped the search.
     fn search(
         &self,
