@@ -183,6 +183,8 @@ impl Expectimax {
     /// - neither: the adaptive depth ([`adaptive_depth`]) within [`DEFAULT_TIME_MS`].
     ///
     /// Allocates the transposition table once (32 MiB). Root moves run in parallel by default.
+    /// With a time budget, [`Decision::depth`] is the deepest depth completed and
+    /// [`Decision::nodes`] counts the nodes of the completed depths (an overrun depth is dropped).
     pub fn new(opts: &SolverOptions) -> Expectimax {
         Expectimax {
             depth: opts.depth,
@@ -255,17 +257,23 @@ impl Solver for Expectimax {
 
     fn decide(&mut self, board: Board) -> Decision {
         let start = Instant::now();
-        let roots: Vec<(usize, Board)> = Move::ALL
-            .into_iter()
-            .filter_map(|m| board.shifted(m).map(|after| (m.index(), after)))
-            .collect();
+        // The legal root moves (index in Move::ALL, board after the move), without allocating.
+        let mut legal = [(0usize, Board::EMPTY); 4];
+        let mut count = 0;
+        for m in Move::ALL {
+            if let Some(after) = board.shifted(m) {
+                legal[count] = (m.index(), after);
+                count += 1;
+            }
+        }
+        let roots = &legal[..count];
         let ms = |s: Instant| s.elapsed().as_secs_f64() * 1e3;
         if roots.is_empty() {
             return Decision::from_values([None; 4], 0, 0, ms(start));
         }
         let (max_depth, budget) = match (self.depth, self.time_ms) {
             (Some(d), None) => {
-                let (values, nodes) = self.search(&roots, d, None).expect("no deadline, no stop");
+                let (values, nodes) = self.search(roots, d, None).expect("no deadline, no stop");
                 return Decision::from_values(values, nodes, d, ms(start));
             }
             (d, Some(t)) => (d.unwrap_or(MAX_DEPTH), t),
@@ -273,12 +281,12 @@ impl Solver for Expectimax {
         };
         let deadline = start + Duration::from_millis(budget);
         // Depth 0 (a static evaluation of each move) always completes: the fallback.
-        let (mut values, mut nodes) = self.search(&roots, 0, None).expect("no deadline");
+        let (mut values, mut nodes) = self.search(roots, 0, None).expect("no deadline");
         let mut depth = 0;
         let mut last_spent: Option<Duration> = None;
         for d in 1..=max_depth {
             let t0 = Instant::now();
-            match self.search(&roots, d, Some(deadline)) {
+            match self.search(roots, d, Some(deadline)) {
                 Some((v, n)) => {
                     values = v;
                     nodes += n;
