@@ -46,7 +46,10 @@ pub struct EnigoSink {
 
 impl std::fmt::Debug for EnigoSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EnigoSink").field("window", &self.window).field("mode", &self.mode).finish()
+        f.debug_struct("EnigoSink")
+            .field("window", &self.window)
+            .field("mode", &self.mode)
+            .finish()
     }
 }
 
@@ -61,10 +64,22 @@ impl EnigoSink {
     /// [`InputError::Connect`] when the display or XTEST cannot be opened.
     pub fn new(window: u32, mode: FocusMode) -> Result<EnigoSink, InputError> {
         let x11 = X11::connect().map_err(|e| InputError::Connect(e.to_string()))?;
-        let settings = Settings { linux_delay: 0, ..Settings::default() };
+        let settings = Settings {
+            linux_delay: 0,
+            ..Settings::default()
+        };
         let enigo = Enigo::new(&settings).map_err(|e| InputError::Connect(e.to_string()))?;
         let pointer = x11.pointer().map_err(be)?;
-        Ok(EnigoSink { enigo, x11, window, mode, click_point: None, pointer, failsafe: true, started: false })
+        Ok(EnigoSink {
+            enigo,
+            x11,
+            window,
+            mode,
+            click_point: None,
+            pointer,
+            failsafe: true,
+            started: false,
+        })
     }
 
     /// Where `--focus click` clicks (root pixels; the middle of the board).
@@ -84,7 +99,10 @@ impl EnigoSink {
     pub fn check_failsafe(&mut self) -> Result<(), InputError> {
         let now = self.x11.pointer().map_err(be)?;
         if self.failsafe && now != self.pointer {
-            return Err(InputError::UserMoved { from: self.pointer, to: now });
+            return Err(InputError::UserMoved {
+                from: self.pointer,
+                to: now,
+            });
         }
         self.pointer = now;
         Ok(())
@@ -152,7 +170,9 @@ impl EnigoSink {
                 }
             }
         }
-        Err(InputError::NotFocused { focus: self.describe_focus() })
+        Err(InputError::NotFocused {
+            focus: self.describe_focus(),
+        })
     }
 
     /// Moves the pointer to `p` (root pixels) and clicks the left button there; the failsafe
@@ -161,8 +181,12 @@ impl EnigoSink {
     /// # Errors
     /// `Backend` when enigo fails.
     pub fn click(&mut self, p: (i32, i32)) -> Result<(), InputError> {
-        self.enigo.move_mouse(p.0, p.1, Coordinate::Abs).map_err(be)?;
-        self.enigo.button(Button::Left, Direction::Click).map_err(be)?;
+        self.enigo
+            .move_mouse(p.0, p.1, Coordinate::Abs)
+            .map_err(be)?;
+        self.enigo
+            .button(Button::Left, Direction::Click)
+            .map_err(be)?;
         self.pointer = self.x11.pointer().map_err(be)?;
         Ok(())
     }
@@ -179,7 +203,9 @@ impl EnigoSink {
             let end = Instant::now() + FOCUS_WAIT;
             while !self.x11.has_keyboard_focus(dialog).map_err(be)? {
                 if Instant::now() >= end {
-                    return Err(InputError::NotFocused { focus: self.describe_focus() });
+                    return Err(InputError::NotFocused {
+                        focus: self.describe_focus(),
+                    });
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }

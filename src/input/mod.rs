@@ -71,7 +71,9 @@ pub struct RecordingSink {
 impl KeySink for RecordingSink {
     fn press(&mut self, m: Move) -> Result<(), InputError> {
         if self.fail_from.is_some_and(|n| self.keys.len() >= n) {
-            return Err(InputError::NotFocused { focus: "test: focus taken away".into() });
+            return Err(InputError::NotFocused {
+                focus: "test: focus taken away".into(),
+            });
         }
         self.keys.push(m);
         Ok(())
