@@ -61,7 +61,7 @@ fn pixels_in(img: &RgbaImage, (x0, y0, x1, y1): (u32, u32, u32, u32), step: u32)
 pub(crate) fn ring_pixels(img: &RgbaImage, r: &CellRect) -> Vec<Rgb> {
     let outer = r.frac(RING.0, 1.0 - RING.0, RING.0, 1.0 - RING.0);
     let inner = r.frac(RING.1, 1.0 - RING.1, RING.1, 1.0 - RING.1);
-    let step = if r.x1 - r.x0 > 120.0 { 2 } else { 1 };
+    let step = if r.x1 - r.x0 > 60.0 { 2 } else { 1 };
     let (x1, y1) = (outer.2.min(img.width()), outer.3.min(img.height()));
     let mut v = Vec::new();
     for y in (outer.1..y1).step_by(step) {
@@ -113,6 +113,9 @@ pub(crate) fn coverage(
     for y in 0..h {
         for x in 0..w {
             let c = Rgb::from_rgba(img.get_pixel(x0 + x as u32, y0 + y as u32).0);
+            if c.dist(bg) <= 2 {
+                continue;
+            }
             let (t, d) = c.on_segment(bg, text);
             if d <= BLEND_TOL {
                 cov[y * w + x] = t;
@@ -219,9 +222,14 @@ pub(crate) fn read_cell(
         };
     }
     // Score every value this background can be, and every power of two as a cross-check.
+    let per_glyph: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
     let mut scored: Vec<(u32, f32)> = tiles
         .iter()
-        .filter_map(|e| templates.value_score(&gl, e.0).map(|s| (e.0, s)))
+        .filter_map(|e| {
+            templates
+                .value_score_from(&per_glyph, e.0)
+                .map(|s| (e.0, s))
+        })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     let Some(&(value, score)) = scored.first() else {
@@ -250,7 +258,7 @@ pub(crate) fn read_cell(
     let alt = (1..=17u32)
         .map(|e| 1u32 << e)
         .filter(|&v| v != value)
-        .filter_map(|v| templates.value_score(&gl, v).map(|s| (v, s)))
+        .filter_map(|v| templates.value_score_from(&per_glyph, v).map(|s| (v, s)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
     if let Some((v2, s2)) = alt {
         if s2 > score + 0.08 {
