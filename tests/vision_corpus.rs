@@ -380,3 +380,263 @@ mod prop {
         }
     }
 }
+
+/// `bot2048 read` and `bot2048 calibrate` as a user runs them (kept here, beside the corpus
+/// tests, so `tests/cli.rs` stays free for the other subcommands).
+mod cli {
+    use super::REAL;
+    use std::path::Path;
+    use std::process::{Command, Output};
+
+    fn bot(args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_bot2048"))
+            .args(args)
+            .output()
+            .expect("runs")
+    }
+
+    fn stdout(o: &Output) -> String {
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn stderr(o: &Output) -> String {
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+
+    fn real(p: &str) -> String {
+        Path::new(REAL).join(p).to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn read_prints_the_label_format() {
+        let o = bot(&[
+            "read",
+            &real("web-2048/web-2048-02-random-050keys-046moves.png"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "2 0 0 2\n4 16 8 0\n16 64 2 0\n4 2 16 8\n");
+    }
+
+    #[test]
+    fn read_several_names_each_file() {
+        let a = real("gnome-2048/gnome-2048-01-start-000keys.png");
+        let b = real("2048-qt/2048-qt-01-start-000keys.png");
+        let o = bot(&["read", &a, &b]);
+        assert_eq!(o.status.code(), Some(0));
+        let want = format!(
+            "{a}\n0 0 0 0\n0 0 0 0\n0 2 0 0\n2 0 0 0\n{b}\n0 0 0 0\n0 2 0 0\n0 0 0 0\n0 0 2 0\n"
+        );
+        assert_eq!(stdout(&o), want);
+    }
+
+    #[test]
+    fn read_unreadable_cells_exit_2_and_say_which() {
+        let o = bot(&[
+            "read",
+            "--profile",
+            "gnome-2048",
+            &real("gnome-2048/gnome-2048-08-seeded-win-1key-window-with-dialog-on-top.png"),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(stdout(&o), "2048 0 0 0\n0 ? ? 0\n4 ? ? 2\n2 0 0 0\n");
+        let e = stderr(&o);
+        assert!(
+            e.contains("row 1 col 1") && e.contains("row 2 col 2") && e.contains("black"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn read_json_has_every_key() {
+        let o = bot(&[
+            "read",
+            "--json",
+            &real("web-2048/web-2048-09-seeded-you-win-overlay-001key.png"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["image"]["width"], 600);
+        assert_eq!(v["image"]["height"], 900);
+        for k in ["x", "y", "width", "height"] {
+            assert!(v["grid"][k].is_u64(), "grid.{k}");
+        }
+        assert_eq!(v["rows"], 4);
+        assert_eq!(v["cols"], 4);
+        assert_eq!(v["cells"][0][0]["value"], 2048);
+        assert!(v["cells"][0][0]["confidence"].as_f64().unwrap() >= 0.5);
+        assert_eq!(v["status"], "won");
+        assert_eq!(v["profile"], "web-2048");
+        assert!(v["time_ms"].as_f64().unwrap() > 0.0);
+    }
+
+    #[test]
+    fn read_annotate_writes_a_png_of_the_same_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("seen.png");
+        let o = bot(&[
+            "read",
+            "--annotate",
+            out.to_str().unwrap(),
+            &real("2048-qt/2048-qt-02-random-050keys-045moves.png"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let img = image::open(&out).expect("annotated png");
+        assert_eq!((img.width(), img.height()), (550, 740));
+    }
+
+    #[test]
+    fn read_bad_files_exit_1_with_a_clear_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.png");
+        std::fs::write(&empty, b"").unwrap();
+        let text = dir.path().join("notes.png");
+        std::fs::write(&text, b"this is not an image\n").unwrap();
+        let bytes = std::fs::read(real("gnome-2048/gnome-2048-01-start-000keys.png")).unwrap();
+        let cut = dir.path().join("cut.png");
+        std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+        let cases = [
+            (dir.path().join("missing.png"), "no such file"),
+            (empty, "empty"),
+            (text, "not a PNG or JPEG"),
+            (cut, "corrupt or truncated"),
+            (dir.path().to_path_buf(), "not a PNG or JPEG"),
+        ];
+        for (path, msg) in cases {
+            let o = bot(&["read", path.to_str().unwrap()]);
+            assert_eq!(o.status.code(), Some(1), "{}", path.display());
+            assert!(
+                stderr(&o).contains(msg),
+                "{}: {}",
+                path.display(),
+                stderr(&o)
+            );
+        }
+        // A huge image header (PNG claiming 100000 x 100000): refused by the decoder limits.
+        let mut huge = bytes[..33].to_vec();
+        huge[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+        huge[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+        let hp = dir.path().join("huge.png");
+        std::fs::write(&hp, &huge).unwrap();
+        let o = bot(&["read", hp.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+
+    #[test]
+    fn read_no_board_exits_2() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("plain.png");
+        image::RgbaImage::from_pixel(300, 200, image::Rgba([250, 248, 239, 255]))
+            .save(&p)
+            .unwrap();
+        let o = bot(&["read", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("no 2048 board"), "{}", stderr(&o));
+    }
+
+    #[test]
+    fn read_bad_profile_exits_1_naming_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.toml");
+        std::fs::write(&p, "name = \"bad\"\n[board]\ncolour = \"#12345\"\n").unwrap();
+        let o = bot(&[
+            "read",
+            "--profile",
+            p.to_str().unwrap(),
+            &real("gnome-2048/gnome-2048-01-start-000keys.png"),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("colour"), "{}", stderr(&o));
+        let o = bot(&[
+            "read",
+            "--profile",
+            "no-such-game",
+            &real("gnome-2048/gnome-2048-01-start-000keys.png"),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains("gnome-2048, 2048-qt, web-2048"),
+            "{}",
+            stderr(&o)
+        );
+    }
+
+    #[test]
+    fn calibrate_writes_once_and_refuses_to_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("g.toml");
+        let from = real("gnome-2048");
+        let args = [
+            "calibrate",
+            "--from",
+            &from,
+            "--name",
+            "g",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let o = bot(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stdout(&o).contains("digits learned"));
+        let first = std::fs::read_to_string(&out).unwrap();
+        std::fs::write(&out, "name = \"keep me\"\n").unwrap();
+        let o = bot(&args);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "name = \"keep me\"\n"
+        );
+        let mut forced = args.to_vec();
+        forced.push("--force");
+        assert_eq!(bot(&forced).status.code(), Some(0));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), first);
+        // No temporary file left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // The learned profile reads the game.
+        let o = bot(&[
+            "read",
+            "--profile",
+            out.to_str().unwrap(),
+            &real("gnome-2048/gnome-2048-05-game2-cycle-300keys-274moves.png"),
+        ]);
+        assert_eq!(stdout(&o), "0 2 4 2\n2 0 16 4\n2 16 64 8\n16 128 256 32\n");
+    }
+
+    #[test]
+    fn calibrate_window_is_not_available_yet() {
+        let o = bot(&[
+            "calibrate",
+            "--window",
+            "2048",
+            "--out",
+            "/nonexistent/x.toml",
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("not available"), "{}", stderr(&o));
+    }
+
+    #[test]
+    fn builtin_profiles_are_what_calibrate_makes() {
+        // The embedded profiles were made with `calibrate --from ../shared/corpus/real/<game>`.
+        for game in ["gnome-2048", "2048-qt", "web-2048"] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("p.toml");
+            let o = bot(&[
+                "calibrate",
+                "--from",
+                &real(game),
+                "--name",
+                game,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            let made = std::fs::read_to_string(&out).unwrap();
+            let shipped =
+                std::fs::read_to_string(Path::new("calibration").join(format!("{game}.toml")))
+                    .unwrap();
+            assert_eq!(made, shipped, "{game}: calibration/{game}.toml is stale");
+        }
+    }
+}
