@@ -134,15 +134,16 @@ impl Learner {
         if located.is_empty() {
             return Err(LearnError::NoBoard(self.samples.len()));
         }
-        // The plain board colour: the one most images share.
+        // The plain board colour: the one shared by most ordinary boards (moves left, no 2048
+        // yet: never under an overlay), then by most images.
+        let ordinary =
+            |l: &Located| !no_moves(&l.sample.label) && max_value(&l.sample.label) < 2048;
         let base = located
             .iter()
             .map(|l| l.board)
             .max_by_key(|c| {
-                located
-                    .iter()
-                    .filter(|o| o.board.dist(*c) <= SAME_BOARD)
-                    .count()
+                let same = located.iter().filter(|o| o.board.dist(*c) <= SAME_BOARD);
+                (same.clone().filter(|o| ordinary(o)).count(), same.count())
             })
             .unwrap_or_default();
         let (plain, shaded): (Vec<&Located>, Vec<&Located>) = located
