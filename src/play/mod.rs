@@ -117,6 +117,14 @@ pub enum Cover {
 
 /// The window-level side of a game, beside frames and keys.
 pub trait GameUi {
+    /// Called once before the first frame: bring the game to the front and give it the focus if
+    /// the focus mode allows.
+    ///
+    /// # Errors
+    /// A message when the game cannot be made ready (the loop stops with `FocusLost`).
+    fn prepare(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     /// The board was found at `grid` (image pixels): watch it, and click there for focus.
     fn board_found(&mut self, _grid: Rect) {}
     /// What is above the game now.
@@ -667,7 +675,8 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
     st: &mut State<'_>,
     board_out: &mut Board,
 ) -> Result<Stop, Stop> {
-    // ---- the start board: settled, read completely, twice the same
+    game.prepare().map_err(|e| Stop::Now(StopReason::FocusLost, e))?;
+    // ---- the start board: settled and read completely
     let mut opts = cfg.settle.clone();
     let mut start: Option<(Board, Reading, capture::Settled)> = None;
     let mut why = String::new();
