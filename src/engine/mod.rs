@@ -404,6 +404,13 @@ impl Board {
 
     /// The empty cells as (row, col), in reading order (row 0 first, then column).
     pub fn empty_cells(self) -> impl Iterator<Item = (usize, usize)> {
+        self.empty_indices().map(|i| (i / 4, i % 4))
+    }
+
+    /// The empty cells as indices `4 * row + col`, ascending (allocation-free; the search's
+    /// chance nodes iterate these).
+    #[inline]
+    pub fn empty_indices(self) -> impl Iterator<Item = usize> {
         let mut mask = nibbles_empty(self.cells);
         std::iter::from_fn(move || {
             if mask == 0 {
@@ -411,8 +418,20 @@ impl Board {
             }
             let i = (mask.trailing_zeros() / 4) as usize;
             mask &= mask - 1;
-            Some((i / 4, i % 4))
+            Some(i)
         })
+    }
+
+    /// A copy with a new tile of exponent `exp` (1 = a 2, 2 = a 4, up to 15) on the empty cell
+    /// `index = 4 * row + col`. The cell must be empty and `index < 16`, `exp <= 15`; this is
+    /// checked only in debug builds (the search's chance nodes call it on [`Board::empty_indices`]).
+    #[inline]
+    pub fn with_new_tile(self, index: usize, exp: u8) -> Board {
+        debug_assert!(index < 16 && exp <= 15 && self.exponent(index / 4, index % 4) == 0);
+        Board {
+            cells: self.cells | ((exp as u64) << (4 * index)),
+            big: self.big,
+        }
     }
 
     /// The largest exponent on the board (0 if empty).
