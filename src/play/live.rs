@@ -88,6 +88,21 @@ impl KeySink for LiveGame {
 }
 
 impl GameUi for LiveGame {
+    fn prepare(&mut self) -> Result<(), String> {
+        if self.mode == FocusMode::Never {
+            return Ok(());
+        }
+        self.keys.ensure_focus().map_err(|e| e.to_string())?;
+        let end = Instant::now() + Duration::from_millis(1000);
+        while Instant::now() < end {
+            if self.src.windows_above().map_err(|e| e.to_string())?.is_empty() {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
     fn board_found(&mut self, grid: Rect) {
         self.src.set_watch(Some(grid));
         if let Ok(r) = self.src.rect() {

@@ -117,6 +117,14 @@ pub enum Cover {
 
 /// The window-level side of a game, beside frames and keys.
 pub trait GameUi {
+    /// Called once before the first frame: bring the game to the front and give it the focus if
+    /// the focus mode allows.
+    ///
+    /// # Errors
+    /// A message when the game cannot be made ready (the loop stops with `FocusLost`).
+    fn prepare(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     /// The board was found at `grid` (image pixels): watch it, and click there for focus.
     fn board_found(&mut self, _grid: Rect) {}
     /// What is above the game now.
@@ -667,7 +675,8 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
     st: &mut State<'_>,
     board_out: &mut Board,
 ) -> Result<Stop, Stop> {
-    // ---- the start board: settled, read completely, twice the same
+    game.prepare().map_err(|e| Stop::Now(StopReason::FocusLost, e))?;
+    // ---- the start board: settled and read completely
     let mut opts = cfg.settle.clone();
     let mut start: Option<(Board, Reading, capture::Settled)> = None;
     let mut why = String::new();
@@ -733,6 +742,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
         pass_win(game, reader, st, board, grid)?;
     }
     let mut has_2048 = board.max_value() >= 2048;
+    let mut win_passed = has_2048;
 
     loop {
         st.progress(board);
@@ -814,7 +824,20 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                 opts.changed_from = None;
             }
             let key_time = Instant::now();
-            let s = settle_frame(game, &opts, has_2048).map_err(|(e, c)| cover_stop(e, c))?;
+            let coming_2048 = has_2048 || after.max_value() >= 2048;
+            let s = match settle_frame(game, &opts, coming_2048) {
+                Ok(s) => s,
+                Err((_, Cover::WinDialog(t))) if cfg.on_win == OnWin::Continue && !win_passed => {
+                    // gnome-2048 opens its win dialog as soon as the 2048 tile lands
+                    game.close_win_dialog().map_err(|e| {
+                        Stop::Now(StopReason::GameDialog, format!("cannot close the win dialog `{t}`: {e}"))
+                    })?;
+                    st.wins += 1;
+                    win_passed = true;
+                    continue;
+                }
+                Err((e, c)) => return Err(cover_stop(e, c)),
+            };
             if s.timed_out {
                 rereads += 1;
                 if rereads > cfg.rereads {
@@ -920,8 +943,10 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                         "the 2048 tile is on the board (--on-win stop)".into(),
                     ));
                 }
+                OnWin::Continue if win_passed => {}
                 OnWin::Continue => {
                     pass_win(game, reader, st, board, grid)?;
+                    win_passed = true;
                     // the frame after passing the win screen is the new reference
                     let s = settle_frame(
                         game,
