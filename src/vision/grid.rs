@@ -195,9 +195,8 @@ fn components(mask: &[u8], w: usize, h: usize) -> Vec<(usize, usize, usize, usiz
     }
     let mut boxes: std::collections::HashMap<usize, (usize, usize, usize, usize, usize)> =
         std::collections::HashMap::new();
-    for i in 0..runs.len() {
+    for (i, &(y, x0, x1)) in runs.iter().enumerate() {
         let r = find(&mut parent, i);
-        let (y, x0, x1) = runs[i];
         let e = boxes.entry(r).or_insert((x0, y, x1, y, 0));
         e.0 = e.0.min(x0);
         e.1 = e.1.min(y);
@@ -364,7 +363,7 @@ fn fit_box(
             } else if run_start[i] != usize::MAX {
                 let s = run_start[i];
                 run_start[i] = usize::MAX;
-                let bounded = s > 0 && (y < h) && (y <= y1 || (y < h && mask[y * w + x] == 0));
+                let bounded = s > 0 && y < h && (y <= y1 || mask[y * w + x] == 0);
                 if y - s <= max_y && bounded {
                     for r in &mut row[s - y0..y - y0] {
                         *r += 1;
@@ -427,8 +426,8 @@ pub(crate) fn candidate_colours(img: &RgbaImage, n: usize) -> Vec<Rgb> {
                 | (usize::from(p[1] >> 4) << 4)
                 | usize::from(p[2] >> 4);
             bins[k].0 += 1;
-            for i in 0..3 {
-                bins[k].1[i] += u32::from(p[i]);
+            for (acc, v) in bins[k].1.iter_mut().zip(p) {
+                *acc += u32::from(v);
             }
             total += 1;
         }
