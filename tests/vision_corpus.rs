@@ -15,7 +15,7 @@ const PUBLIC: &str = "../shared/corpus/public";
 const PUBLIC_NOT_YET: &[(&str, &str)] = &[
     (
         "andstatus-game2048_dark_landscape_65536-32768-16384.png",
-        "no grid found: dark theme",
+        "no grid found: no frame, the gaps are the black page itself",
     ),
     (
         "andstatus-game2048_dark_phone_gameover-overlay.png",
@@ -239,6 +239,12 @@ fn public_corpus() {
     }
     for (n, why) in PUBLIC_NOT_YET {
         eprintln!("not read yet: {n}: {why}");
+        if results
+            .iter()
+            .any(|(name, s, _)| name == n && s.ok == s.total)
+        {
+            unexpected.push(format!("{n} is read now: remove it from PUBLIC_NOT_YET"));
+        }
     }
     assert!(
         unexpected.is_empty(),

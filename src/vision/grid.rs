@@ -298,6 +298,31 @@ pub(crate) fn find_grid(
     comps.retain(|c| c.2 - c.0 + 1 >= min_side && c.3 - c.1 + 1 >= min_side);
     comps.sort_by_key(|c| std::cmp::Reverse(c.4));
     comps.truncate(MAX_CANDIDATES);
+    // A glow across a whole gap can cut the board colour in two: big neighbouring parts are also
+    // tried together.
+    let big = comps.first().map_or(0, |c| c.4) / 4;
+    let mut merged = Vec::new();
+    for (i, a) in comps.iter().enumerate() {
+        for b in &comps[i + 1..] {
+            if a.4 < big || b.4 < big {
+                continue;
+            }
+            let near = |a0: usize, a1: usize, b0: usize, b1: usize| {
+                let slack = (a1 - a0).max(b1 - b0) / 10;
+                a0 <= b1 + slack && b0 <= a1 + slack
+            };
+            if near(a.0, a.2, b.0, b.2) && near(a.1, a.3, b.1, b.3) {
+                merged.push((
+                    a.0.min(b.0),
+                    a.1.min(b.1),
+                    a.2.max(b.2),
+                    a.3.max(b.3),
+                    a.4 + b.4,
+                ));
+            }
+        }
+    }
+    comps.extend(merged);
     let mut best: Option<GridFit> = None;
     for (x0, y0, x1, y1, _) in comps {
         if let Some(fit) = fit_box(&mask, w, (x0, y0, x1, y1), colours.len(), shape) {
