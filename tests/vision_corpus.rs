@@ -29,14 +29,6 @@ const PUBLIC_NOT_YET: &[(&str, &str)] = &[
         "andstatus-game2048_light_phone_gameover-overlay_ru.png",
         "caption over row 2 hides digits of 4 cells (reported unreadable)",
     ),
-    (
-        "play2048co-2025_android-chrome_1080x2400_full.png",
-        "2025 palette and font: 7 tiles unreadable",
-    ),
-    (
-        "web-dark-theme_jayagra_2-to-131072.png",
-        "no grid found: dark board",
-    ),
 ];
 
 /// Per-image result: cells as labelled, cells given a wrong value (never allowed), total.
