@@ -1,1 +1,96 @@
-fn main() {}
+//! Engine and search benchmarks (criterion): move generation (moves/s over a fixed set of
+//! boards), evaluation (boards/s), expectimax (nodes/s on fixed mid-game boards, one thread).
+use bot2048::engine::{Board, Game, Move};
+use bot2048::solver::expectimax::Expectimax;
+use bot2048::solver::greedy::Greedy;
+use bot2048::solver::heuristic::evaluate;
+use bot2048::solver::{Solver, SolverOptions};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Every board of three greedy games (seeds 1, 2, 3): a fixed, realistic mix of early, middle and
+/// late positions.
+fn game_boards() -> Vec<Board> {
+    let mut boards = Vec::new();
+    for seed in 1..=3 {
+        let mut game = Game::new(seed);
+        let mut solver = Greedy::new();
+        while let Some(m) = solver.decide(game.board()).best {
+            boards.push(game.board());
+            game.play(m);
+        }
+    }
+    boards
+}
+
+fn moves(c: &mut Criterion) {
+    let boards = game_boards();
+    let mut g = c.benchmark_group("engine");
+    g.throughput(Throughput::Elements(4 * boards.len() as u64));
+    g.bench_function("apply_4_moves_per_board", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for &board in &boards {
+                for m in Move::ALL {
+                    if let Some((after, score)) = black_box(board).apply(m) {
+                        acc = acc.wrapping_add(after.raw()).wrapping_add(score as u64);
+                    }
+                }
+            }
+            acc
+        })
+    });
+    g.bench_function("shifted_4_moves_per_board", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for &board in &boards {
+                for m in Move::ALL {
+                    if let Some(after) = black_box(board).shifted(m) {
+                        acc = acc.wrapping_add(after.raw());
+                    }
+                }
+            }
+            acc
+        })
+    });
+    g.throughput(Throughput::Elements(boards.len() as u64));
+    g.bench_function("evaluate", |b| {
+        b.iter(|| boards.iter().map(|&x| evaluate(black_box(x))).sum::<f32>())
+    });
+    g.finish();
+}
+
+/// Boards a quarter, half and three quarters into the fixed set (greedy games), searched at
+/// depth 3 from an empty transposition table on one thread.
+fn search(c: &mut Criterion) {
+    let boards = game_boards();
+    let picks = [1usize, 2, 3].map(|q| boards[boards.len() * q / 4]);
+    let mut g = c.benchmark_group("expectimax");
+    g.sample_size(20).measurement_time(Duration::from_secs(5));
+    for (k, &board) in picks.iter().enumerate() {
+        let opts = SolverOptions {
+            depth: Some(3),
+            time_ms: None,
+        };
+        let mut solver = Expectimax::new(&opts).with_root_parallel(false);
+        let nodes = solver.decide(board).nodes;
+        g.throughput(Throughput::Elements(nodes));
+        g.bench_function(format!("depth3_board{k}_{nodes}_nodes"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    solver.clear_table();
+                    let t = Instant::now();
+                    black_box(solver.decide(black_box(board)));
+                    total += t.elapsed();
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, moves, search);
+criterion_main!(benches);

@@ -1,1 +1,138 @@
-//! Tests: cli.
+//! Tests: cli (clap's own consistency check, `sim` end to end).
+use bot2048::cli::Cli;
+use clap::CommandFactory;
+use std::process::Command;
+
+#[test]
+fn clap_definition_is_consistent() {
+    Cli::command().debug_assert();
+}
+
+fn bot2048() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bot2048"))
+}
+
+#[test]
+fn sim_json_has_the_issue_keys_and_sane_values() {
+    let out = bot2048()
+        .args([
+            "sim", "--games", "2", "--seed", "3", "--depth", "1", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let obj = v.as_object().unwrap();
+    let mut keys: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "avg_score",
+            "decision_ms_median",
+            "decision_ms_p99",
+            "games",
+            "max_tile_counts",
+            "median_score",
+            "moves",
+            "moves_per_sec",
+            "reach_rates"
+        ]
+    );
+    assert_eq!(v["games"], 2);
+    // Two games: the tile counts add up to 2, and reach rates fall as tiles grow.
+    let counts: u64 = v["max_tile_counts"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(counts, 2);
+    let rates = v["reach_rates"].as_object().unwrap();
+    let tiles = ["1024", "2048", "4096", "8192", "16384", "32768", "65536"];
+    for t in tiles {
+        let r = rates[t].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&r), "{t}: {r}");
+    }
+    for w in tiles.windows(2) {
+        assert!(rates[w[0]].as_f64().unwrap() >= rates[w[1]].as_f64().unwrap());
+    }
+    // Depth-1 expectimax survives far beyond 100 moves in any game.
+    assert!(v["moves"].as_u64().unwrap() > 100);
+    assert!(v["avg_score"].as_f64().unwrap() > 0.0);
+    assert!(v["decision_ms_p99"].as_f64().unwrap() >= v["decision_ms_median"].as_f64().unwrap());
+}
+
+#[test]
+fn sim_is_repeatable_at_a_fixed_depth() {
+    let run = || {
+        let out = bot2048()
+            .args([
+                "sim", "--games", "1", "--seed", "9", "--depth", "0", "--json",
+            ])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v["avg_score"].clone(), v["moves"].clone())
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn sim_rejects_bad_input_without_panicking() {
+    let unknown = bot2048()
+        .args(["sim", "--solver", "nope", "--games", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(err.contains("nope") && err.contains("expectimax"), "{err}");
+    assert!(!err.contains("panicked"));
+
+    let zero = bot2048().args(["sim", "--games", "0"]).output().unwrap();
+    assert_eq!(zero.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("--games"));
+
+    let bad_out = bot2048()
+        .args([
+            "sim",
+            "--games",
+            "1",
+            "--depth",
+            "0",
+            "--out",
+            "/nonexistent-dir/chart.png",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad_out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad_out.stderr).contains("nonexistent-dir"));
+
+    let both = bot2048()
+        .args(["sim", "--depth", "1", "--time-ms", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2), "clap usage error");
+}
+
+#[test]
+fn sim_draws_a_png_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chart.png");
+    let out = bot2048()
+        .args(["sim", "--games", "2", "--depth", "0", "--out"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&path).unwrap();
+    assert!(img.width() > 100 && img.height() > 100);
+}

@@ -1,0 +1,129 @@
+//! The static evaluation: a per-row heuristic table summed over rows and columns.
+//!
+//! Source: nneonneo/2048-ai, `2048.cpp` (`init_tables`, `score_heur_board`), whose weights were
+//! tuned by CMA-ES: a constant per row (the "lost penalty", so that any live board beats a dead
+//! one, which the search values at 0), plus empty cells and merge chances, minus a monotonicity
+//! penalty (power 4) and a sum penalty (power 3.5), all on log2 exponents.
+//!
+//! Exponents 16 and 17 (65536, 131072) are seen as 15: the evaluation reads [`Board::raw`], whose
+//! nibbles cap at 15, so it stays finite and ordered (a big tile still counts as the largest rank).
+use crate::engine::{transpose, Board};
+use std::sync::LazyLock;
+
+/// Constant added per row (and per column): 200,000. A dead board is worth 0 in the search.
+pub const LOST_PENALTY: f32 = 200_000.0;
+/// Power applied to exponents in the monotonicity term: 4.
+pub const MONOTONICITY_POWER: f32 = 4.0;
+/// Weight of the monotonicity penalty: 47.
+pub const MONOTONICITY_WEIGHT: f32 = 47.0;
+/// Power applied to exponents in the sum penalty: 3.5.
+pub const SUM_POWER: f32 = 3.5;
+/// Weight of the sum penalty: 11.
+pub const SUM_WEIGHT: f32 = 11.0;
+/// Weight of adjacent equal tiles (merge chances): 700.
+pub const MERGES_WEIGHT: f32 = 700.0;
+/// Weight of each empty cell: 270.
+pub const EMPTY_WEIGHT: f32 = 270.0;
+
+/// The heuristic value of one row (four exponents, `line[0]` at one end), slow and obvious.
+///
+/// `LOST_PENALTY + EMPTY_WEIGHT·empty + MERGES_WEIGHT·merges − MONOTONICITY_WEIGHT·min(inc, dec)
+///  − SUM_WEIGHT·Σ e^SUM_POWER`, where a run of k ≥ 2 equal tiles (ignoring empty cells between
+/// them) counts k merges, and `inc`/`dec` sum the rises/falls of e^MONOTONICITY_POWER along the row.
+pub fn row_value(line: [u8; 4]) -> f32 {
+    let mut sum = 0.0f32;
+    let mut empty = 0u32;
+    let mut merges = 0u32;
+    let mut prev = 0u8;
+    let mut run = 0u32;
+    for &e in &line {
+        sum += (e as f32).powf(SUM_POWER);
+        if e == 0 {
+            empty += 1;
+            continue;
+        }
+        if e == prev {
+            run += 1;
+        } else {
+            if run > 0 {
+                merges += 1 + run;
+            }
+            run = 0;
+        }
+        prev = e;
+    }
+    if run > 0 {
+        merges += 1 + run;
+    }
+    let mut falling = 0.0f32;
+    let mut rising = 0.0f32;
+    for i in 1..4 {
+        let a = (line[i - 1] as f32).powf(MONOTONICITY_POWER);
+        let b = (line[i] as f32).powf(MONOTONICITY_POWER);
+        if line[i - 1] > line[i] {
+            falling += a - b;
+        } else {
+            rising += b - a;
+        }
+    }
+    LOST_PENALTY + EMPTY_WEIGHT * empty as f32 + MERGES_WEIGHT * merges as f32
+        - MONOTONICITY_WEIGHT * falling.min(rising)
+        - SUM_WEIGHT * sum
+}
+
+/// [`row_value`] for all 65,536 rows (index = 16-bit row, lowest nibble = `line[0]`).
+pub static ROW_VALUES: LazyLock<Box<[f32]>> = LazyLock::new(|| {
+    (0..=u16::MAX)
+        .map(|row| row_value(crate::engine::tables::unpack_row(row)))
+        .collect()
+});
+
+/// The heuristic value of a board: [`row_value`] summed over the four rows and the four columns.
+/// Higher is better; a live board is above `8 · LOST_PENALTY − (penalties)`, always > 0 in practice.
+#[inline]
+pub fn evaluate(board: Board) -> f32 {
+    evaluate_with(&ROW_VALUES, board.raw())
+}
+
+/// [`evaluate`] on a raw `u64` of nibbles with the table passed in (the search's hot path).
+#[inline(always)]
+pub fn evaluate_with(table: &[f32], x: u64) -> f32 {
+    let t = transpose(x);
+    table[(x & 0xffff) as usize]
+        + table[((x >> 16) & 0xffff) as usize]
+        + table[((x >> 32) & 0xffff) as usize]
+        + table[(x >> 48) as usize]
+        + table[(t & 0xffff) as usize]
+        + table[((t >> 16) & 0xffff) as usize]
+        + table[((t >> 32) & 0xffff) as usize]
+        + table[(t >> 48) as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_worked_rows() {
+        // Empty row: 4 empty cells, nothing else.
+        assert_eq!(row_value([0, 0, 0, 0]), LOST_PENALTY + 4.0 * EMPTY_WEIGHT);
+        // [2,2,0,0] in exponents [1,1,0,0]: 2 empty, a run of 2 equal = 2 merges,
+        // sum 1+1, monotonic falling 1^4-0 = 1 vs rising 0 → min 0.
+        let v = row_value([1, 1, 0, 0]);
+        let want = LOST_PENALTY + 2.0 * EMPTY_WEIGHT + 2.0 * MERGES_WEIGHT - SUM_WEIGHT * 2.0;
+        assert!((v - want).abs() < 1e-2, "{v} vs {want}");
+        // [1,2,1,0]: falling (2^4-1) + (1-0) = 16, rising 2^4-1 = 15 → min 15; no merges.
+        let v = row_value([1, 2, 1, 0]);
+        let sum = 1.0 + 2f32.powf(3.5) + 1.0;
+        let want = LOST_PENALTY + EMPTY_WEIGHT - MONOTONICITY_WEIGHT * 15.0 - SUM_WEIGHT * sum;
+        assert!((v - want).abs() < 1e-1, "{v} vs {want}");
+    }
+
+    #[test]
+    fn monotone_beats_zigzag_and_big_tiles_stay_finite() {
+        assert!(row_value([4, 3, 2, 1]) > row_value([4, 1, 3, 2]));
+        let b =
+            Board::from_values([[131072, 65536, 32768, 16384], [2; 4], [0; 4], [0; 4]]).unwrap();
+        assert!(evaluate(b).is_finite());
+    }
+}
