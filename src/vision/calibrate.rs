@@ -421,10 +421,10 @@ pub fn fit_overlay(pairs: &[(Rgb, Rgb)]) -> Option<(Rgb, f32)> {
     let mut num = 0.0;
     let mut den = 0.0;
     let mut means = [(0.0f64, 0.0f64); 3];
-    for ch in 0..3 {
+    for (ch, m) in means.iter_mut().enumerate() {
         let mb = pairs.iter().map(|p| f64::from(p.0 .0[ch])).sum::<f64>() / n;
         let mo = pairs.iter().map(|p| f64::from(p.1 .0[ch])).sum::<f64>() / n;
-        means[ch] = (mb, mo);
+        *m = (mb, mo);
         for p in pairs {
             let b = f64::from(p.0 .0[ch]) - mb;
             num += b * (f64::from(p.1 .0[ch]) - mo);

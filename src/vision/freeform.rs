@@ -6,8 +6,8 @@
 //! common background of plain cells), otherwise it is unreadable (a tile whose digits cannot be
 //! seen). A cell with text is read from its digits alone, against the digit templates of every
 //! built-in profile, as the power of two whose digits fit best (clear margin required).
-use super::cells::{glyphs, ring_colour, text_colour};
-use super::colour::Rgb;
+use super::cells::{glyphs, ring_pixels, text_colour};
+use super::colour::{median, Rgb};
 use super::glyph::TemplateSet;
 use super::grid::{self, GridRect};
 use super::{CellIssue, CellProblem, CellRead, MIN_CONFIDENCE};
@@ -17,6 +17,8 @@ use image::RgbaImage;
 const CANDIDATES: usize = 10;
 /// Tolerance for the board colour (8-bit levels; JPEG needs slack).
 const BOARD_TOL: u8 = 12;
+/// Ring pixels within this of the ring's median colour (levels) count as background.
+const RING_TOL: u8 = 24;
 /// A centre pixel this far from the background (levels) is not background.
 const NOISE_TOL: u8 = 28;
 /// Largest share of such pixels in an empty cell's centre.
@@ -56,10 +58,14 @@ pub(crate) fn read_cells(
     for r in 0..grid.rows {
         for c in 0..grid.cols {
             let rect = grid.cell(r, c);
-            let Some((bg, share)) = ring_colour(img, &rect) else {
+            // Median ring colour and the share of the ring near it (tolerant of gradients).
+            let ring = ring_pixels(img, &rect);
+            let Some(bg) = median(&ring) else {
                 pre.push(Pre::Bad(CellProblem::UnknownColour { seen: Rgb::BLACK }));
                 continue;
             };
+            let share =
+                ring.iter().filter(|c| c.dist(bg) <= RING_TOL).count() as f32 / ring.len() as f32;
             if share < 0.45 {
                 pre.push(Pre::Bad(CellProblem::UnknownColour { seen: bg }));
                 continue;

@@ -195,9 +195,8 @@ fn components(mask: &[u8], w: usize, h: usize) -> Vec<(usize, usize, usize, usiz
     }
     let mut boxes: std::collections::HashMap<usize, (usize, usize, usize, usize, usize)> =
         std::collections::HashMap::new();
-    for i in 0..runs.len() {
+    for (i, &(y, x0, x1)) in runs.iter().enumerate() {
         let r = find(&mut parent, i);
-        let (y, x0, x1) = runs[i];
         let e = boxes.entry(r).or_insert((x0, y, x1, y, 0));
         e.0 = e.0.min(x0);
         e.1 = e.1.min(y);
@@ -299,6 +298,31 @@ pub(crate) fn find_grid(
     comps.retain(|c| c.2 - c.0 + 1 >= min_side && c.3 - c.1 + 1 >= min_side);
     comps.sort_by_key(|c| std::cmp::Reverse(c.4));
     comps.truncate(MAX_CANDIDATES);
+    // A glow across a whole gap can cut the board colour in two: big neighbouring parts are also
+    // tried together.
+    let big = comps.first().map_or(0, |c| c.4) / 4;
+    let mut merged = Vec::new();
+    for (i, a) in comps.iter().enumerate() {
+        for b in &comps[i + 1..] {
+            if a.4 < big || b.4 < big {
+                continue;
+            }
+            let near = |a0: usize, a1: usize, b0: usize, b1: usize| {
+                let slack = (a1 - a0).max(b1 - b0) / 10;
+                a0 <= b1 + slack && b0 <= a1 + slack
+            };
+            if near(a.0, a.2, b.0, b.2) && near(a.1, a.3, b.1, b.3) {
+                merged.push((
+                    a.0.min(b.0),
+                    a.1.min(b.1),
+                    a.2.max(b.2),
+                    a.3.max(b.3),
+                    a.4 + b.4,
+                ));
+            }
+        }
+    }
+    comps.extend(merged);
     let mut best: Option<GridFit> = None;
     for (x0, y0, x1, y1, _) in comps {
         if let Some(fit) = fit_box(&mask, w, (x0, y0, x1, y1), colours.len(), shape) {
@@ -364,7 +388,7 @@ fn fit_box(
             } else if run_start[i] != usize::MAX {
                 let s = run_start[i];
                 run_start[i] = usize::MAX;
-                let bounded = s > 0 && (y < h) && (y <= y1 || (y < h && mask[y * w + x] == 0));
+                let bounded = s > 0 && y < h && (y <= y1 || mask[y * w + x] == 0);
                 if y - s <= max_y && bounded {
                     for r in &mut row[s - y0..y - y0] {
                         *r += 1;
@@ -427,8 +451,8 @@ pub(crate) fn candidate_colours(img: &RgbaImage, n: usize) -> Vec<Rgb> {
                 | (usize::from(p[1] >> 4) << 4)
                 | usize::from(p[2] >> 4);
             bins[k].0 += 1;
-            for i in 0..3 {
-                bins[k].1[i] += u32::from(p[i]);
+            for (acc, v) in bins[k].1.iter_mut().zip(p) {
+                *acc += u32::from(v);
             }
             total += 1;
         }
