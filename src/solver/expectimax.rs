@@ -33,7 +33,9 @@ pub const DISTINCT_TILES_OFFSET: u32 = 2;
 pub const MAX_DEPTH: u32 = 12;
 /// Default time budget per move in milliseconds, used when neither a depth nor a time is given;
 /// the adaptive depth is searched unless it overruns this (then the last depth completed counts).
-pub const DEFAULT_TIME_MS: u64 = 100;
+pub const DEFAULT_TIME_MS: u64 = 20;
+/// Assumed cost ratio of depth d+1 to depth d before two depths have been timed.
+pub const DEFAULT_GROWTH: f64 = 8.0;
 /// log2 of the number of transposition-table slots (16 bytes each: 2^21 slots = 32 MiB).
 pub const TABLE_BITS: u32 = 21;
 
@@ -273,6 +275,7 @@ impl Solver for Expectimax {
         // Depth 0 (a static evaluation of each move) always completes: the fallback.
         let (mut values, mut nodes) = self.search(&roots, 0, None).expect("no deadline");
         let mut depth = 0;
+        let mut last_spent: Option<Duration> = None;
         for d in 1..=max_depth {
             let t0 = Instant::now();
             match self.search(&roots, d, Some(deadline)) {
@@ -283,11 +286,19 @@ impl Solver for Expectimax {
                 }
                 None => break,
             }
-            // The next depth costs several times this one: skip it if it cannot finish.
+            // Skip the next depth when it would not finish in time: it costs about this one
+            // times the growth seen between the last two depths (at least 2, at most 50).
             let spent = t0.elapsed();
-            if Instant::now() + spent * 2 >= deadline {
+            let growth = match last_spent {
+                Some(prev) if !prev.is_zero() => {
+                    (spent.as_secs_f64() / prev.as_secs_f64()).clamp(2.0, 50.0)
+                }
+                _ => DEFAULT_GROWTH,
+            };
+            if Instant::now() + spent.mul_f64(growth) >= deadline {
                 break;
             }
+            last_spent = Some(spent);
         }
         Decision::from_values(values, nodes, depth, ms(start))
     }

@@ -134,15 +134,16 @@ impl Learner {
         if located.is_empty() {
             return Err(LearnError::NoBoard(self.samples.len()));
         }
-        // The plain board colour: the one most images share.
+        // The plain board colour: the one shared by most ordinary boards (moves left, no 2048
+        // yet: never under an overlay), then by most images.
+        let ordinary =
+            |l: &Located| !no_moves(&l.sample.label) && max_value(&l.sample.label) < 2048;
         let base = located
             .iter()
             .map(|l| l.board)
             .max_by_key(|c| {
-                located
-                    .iter()
-                    .filter(|o| o.board.dist(*c) <= SAME_BOARD)
-                    .count()
+                let same = located.iter().filter(|o| o.board.dist(*c) <= SAME_BOARD);
+                (same.clone().filter(|o| ordinary(o)).count(), same.count())
             })
             .unwrap_or_default();
         let (plain, shaded): (Vec<&Located>, Vec<&Located>) = located
@@ -420,10 +421,10 @@ pub fn fit_overlay(pairs: &[(Rgb, Rgb)]) -> Option<(Rgb, f32)> {
     let mut num = 0.0;
     let mut den = 0.0;
     let mut means = [(0.0f64, 0.0f64); 3];
-    for ch in 0..3 {
+    for (ch, m) in means.iter_mut().enumerate() {
         let mb = pairs.iter().map(|p| f64::from(p.0 .0[ch])).sum::<f64>() / n;
         let mo = pairs.iter().map(|p| f64::from(p.1 .0[ch])).sum::<f64>() / n;
-        means[ch] = (mb, mo);
+        *m = (mb, mo);
         for p in pairs {
             let b = f64::from(p.0 .0[ch]) - mb;
             num += b * (f64::from(p.1 .0[ch]) - mo);

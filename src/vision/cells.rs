@@ -61,7 +61,7 @@ fn pixels_in(img: &RgbaImage, (x0, y0, x1, y1): (u32, u32, u32, u32), step: u32)
 pub(crate) fn ring_pixels(img: &RgbaImage, r: &CellRect) -> Vec<Rgb> {
     let outer = r.frac(RING.0, 1.0 - RING.0, RING.0, 1.0 - RING.0);
     let inner = r.frac(RING.1, 1.0 - RING.1, RING.1, 1.0 - RING.1);
-    let step = if r.x1 - r.x0 > 120.0 { 2 } else { 1 };
+    let step = if r.x1 - r.x0 > 60.0 { 2 } else { 1 };
     let (x1, y1) = (outer.2.min(img.width()), outer.3.min(img.height()));
     let mut v = Vec::new();
     for y in (outer.1..y1).step_by(step) {
@@ -113,6 +113,9 @@ pub(crate) fn coverage(
     for y in 0..h {
         for x in 0..w {
             let c = Rgb::from_rgba(img.get_pixel(x0 + x as u32, y0 + y as u32).0);
+            if c.dist(bg) <= 2 {
+                continue;
+            }
             let (t, d) = c.on_segment(bg, text);
             if d <= BLEND_TOL {
                 cov[y * w + x] = t;
@@ -139,6 +142,47 @@ fn ramp(x: f32, (lo, hi): (f32, f32)) -> f32 {
     ((x - lo) / (hi - lo)).clamp(0.0, 1.0)
 }
 
+/// Share of the ring a tile of a value the profile never saw must fill with one colour.
+const UNSEEN_RING_SHARE: f32 = 0.8;
+/// Glyph similarity and margin required to read such a tile from its digits alone.
+const UNSEEN_SCORE: (f32, f32) = (0.65, 0.05);
+
+/// A tile in a colour the profile does not know: read from its digits alone, but only as a
+/// value larger than every value of the profile (a calibration sees small values first, so the
+/// colours it lacks are those of larger tiles), on a plain uniform background, with a clear
+/// margin. Anything else (a dialog, a covered area) stays unreadable.
+fn read_unseen_value(
+    img: &RgbaImage,
+    r: &CellRect,
+    ring: &[Rgb],
+    palette: &[Entry],
+    templates: &TemplateSet,
+) -> Option<CellOutcome> {
+    let largest = palette.iter().map(|e| e.0).max().unwrap_or(0);
+    let (bg, share) = dominant(ring, 5)?;
+    if share < UNSEEN_RING_SHARE || largest == 0 {
+        return None;
+    }
+    let text = text_colour(img, r, bg)?;
+    let (gl, foreign) = glyphs(img, r, bg, text);
+    if foreign > 0.02 || gl.is_empty() {
+        return None;
+    }
+    let per: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
+    let mut scored: Vec<(u32, f32)> = (1..=17u32)
+        .map(|e| 1u32 << e)
+        .filter_map(|v| templates.value_score_from(&per, v).map(|s| (v, s)))
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let &(value, score) = scored.first()?;
+    let second = scored.get(1).map_or(0.0, |s| s.1);
+    if value <= largest || score < UNSEEN_SCORE.0 || score - second < UNSEEN_SCORE.1 {
+        return None;
+    }
+    let confidence = ramp(score, GLYPH_SCORE_RANGE).min(ramp(share, (0.5, 0.9)));
+    (confidence >= super::MIN_CONFIDENCE).then_some(CellOutcome::Read { value, confidence })
+}
+
 /// Reads one cell against a palette (`tol` in 8-bit levels) and digit templates.
 pub(crate) fn read_cell(
     img: &RgbaImage,
@@ -161,6 +205,9 @@ pub(crate) fn read_cell(
     let best = (0..palette.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
     let share = counts[best] as f32 / ring.len() as f32;
     if share < MIN_RING_SHARE {
+        if let Some(out) = read_unseen_value(img, r, &ring, palette, templates) {
+            return out;
+        }
         let seen = dominant(&ring, 5).map_or(Rgb::BLACK, |d| d.0);
         return CellOutcome::Unreadable {
             problem: CellProblem::UnknownColour { seen },
@@ -219,9 +266,14 @@ pub(crate) fn read_cell(
         };
     }
     // Score every value this background can be, and every power of two as a cross-check.
+    let per_glyph: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
     let mut scored: Vec<(u32, f32)> = tiles
         .iter()
-        .filter_map(|e| templates.value_score(&gl, e.0).map(|s| (e.0, s)))
+        .filter_map(|e| {
+            templates
+                .value_score_from(&per_glyph, e.0)
+                .map(|s| (e.0, s))
+        })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     let Some(&(value, score)) = scored.first() else {
@@ -250,7 +302,7 @@ pub(crate) fn read_cell(
     let alt = (1..=17u32)
         .map(|e| 1u32 << e)
         .filter(|&v| v != value)
-        .filter_map(|v| templates.value_score(&gl, v).map(|s| (v, s)))
+        .filter_map(|v| templates.value_score_from(&per_glyph, v).map(|s| (v, s)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
     if let Some((v2, s2)) = alt {
         if s2 > score + 0.08 {

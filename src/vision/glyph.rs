@@ -178,6 +178,34 @@ impl TemplateSet {
             .fold(0.0, f32::max)
     }
 
+    /// Best similarity of a glyph to every digit (0 for digits without a template).
+    pub fn digit_scores(&self, g: &Glyph) -> [f32; 10] {
+        let mut out = [0.0; 10];
+        for (d, o) in out.iter_mut().enumerate() {
+            *o = self.score(g, d);
+        }
+        out
+    }
+
+    /// Score of reading glyphs with per-glyph digit scores `scores` (see
+    /// [`TemplateSet::digit_scores`]) as `value`: the worst glyph's similarity, or `None` when the
+    /// glyph count differs from the value's digit count or a digit has no template.
+    pub fn value_score_from(&self, scores: &[[f32; 10]], value: u32) -> Option<f32> {
+        let digits = value.to_string();
+        if digits.len() != scores.len() {
+            return None;
+        }
+        let mut worst = 1.0f32;
+        for (s, b) in scores.iter().zip(digits.bytes()) {
+            let d = usize::from(b - b'0');
+            if !self.has(d) {
+                return None;
+            }
+            worst = worst.min(s[d]);
+        }
+        Some(worst)
+    }
+
     /// Score of reading `glyphs` as `value`: the worst glyph's similarity, or `None` when the
     /// glyph count differs from the value's digit count or a digit has no template.
     pub fn value_score(&self, glyphs: &[Glyph], value: u32) -> Option<f32> {

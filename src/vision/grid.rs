@@ -195,9 +195,8 @@ fn components(mask: &[u8], w: usize, h: usize) -> Vec<(usize, usize, usize, usiz
     }
     let mut boxes: std::collections::HashMap<usize, (usize, usize, usize, usize, usize)> =
         std::collections::HashMap::new();
-    for i in 0..runs.len() {
+    for (i, &(y, x0, x1)) in runs.iter().enumerate() {
         let r = find(&mut parent, i);
-        let (y, x0, x1) = runs[i];
         let e = boxes.entry(r).or_insert((x0, y, x1, y, 0));
         e.0 = e.0.min(x0);
         e.1 = e.1.min(y);
@@ -232,6 +231,11 @@ fn fit_axis(fill: &[f32], counts: &[usize]) -> Option<Fit1> {
                     break;
                 }
                 let margin = n - total;
+                // The frame around the cells is narrower than a cell: no sub-lattice of a
+                // larger board.
+                if margin > size + 2 * gap {
+                    continue;
+                }
                 let mid = margin / 2;
                 let lo = mid.saturating_sub(2);
                 let hi = (mid + 2).min(margin);
@@ -294,6 +298,31 @@ pub(crate) fn find_grid(
     comps.retain(|c| c.2 - c.0 + 1 >= min_side && c.3 - c.1 + 1 >= min_side);
     comps.sort_by_key(|c| std::cmp::Reverse(c.4));
     comps.truncate(MAX_CANDIDATES);
+    // A glow across a whole gap can cut the board colour in two: big neighbouring parts are also
+    // tried together.
+    let big = comps.first().map_or(0, |c| c.4) / 4;
+    let mut merged = Vec::new();
+    for (i, a) in comps.iter().enumerate() {
+        for b in &comps[i + 1..] {
+            if a.4 < big || b.4 < big {
+                continue;
+            }
+            let near = |a0: usize, a1: usize, b0: usize, b1: usize| {
+                let slack = (a1 - a0).max(b1 - b0) / 10;
+                a0 <= b1 + slack && b0 <= a1 + slack
+            };
+            if near(a.0, a.2, b.0, b.2) && near(a.1, a.3, b.1, b.3) {
+                merged.push((
+                    a.0.min(b.0),
+                    a.1.min(b.1),
+                    a.2.max(b.2),
+                    a.3.max(b.3),
+                    a.4 + b.4,
+                ));
+            }
+        }
+    }
+    comps.extend(merged);
     let mut best: Option<GridFit> = None;
     for (x0, y0, x1, y1, _) in comps {
         if let Some(fit) = fit_box(&mask, w, (x0, y0, x1, y1), colours.len(), shape) {
@@ -359,7 +388,7 @@ fn fit_box(
             } else if run_start[i] != usize::MAX {
                 let s = run_start[i];
                 run_start[i] = usize::MAX;
-                let bounded = s > 0 && (y < h) && (y <= y1 || (y < h && mask[y * w + x] == 0));
+                let bounded = s > 0 && y < h && (y <= y1 || mask[y * w + x] == 0);
                 if y - s <= max_y && bounded {
                     for r in &mut row[s - y0..y - y0] {
                         *r += 1;
@@ -422,8 +451,8 @@ pub(crate) fn candidate_colours(img: &RgbaImage, n: usize) -> Vec<Rgb> {
                 | (usize::from(p[1] >> 4) << 4)
                 | usize::from(p[2] >> 4);
             bins[k].0 += 1;
-            for i in 0..3 {
-                bins[k].1[i] += u32::from(p[i]);
+            for (acc, v) in bins[k].1.iter_mut().zip(p) {
+                *acc += u32::from(v);
             }
             total += 1;
         }
@@ -484,69 +513,5 @@ mod tests {
     fn no_grid_in_a_plain_image() {
         let img = RgbaImage::from_pixel(300, 300, image::Rgba([187, 173, 160, 255]));
         assert!(find_grid(&img, &[Rgb([187, 173, 160])], 4, None).is_none());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Draws a synthetic board: `n x n` cells of `cell` px with `gap` px gaps at (ox, oy).
-    fn board(n: u32, cell: u32, gap: u32, ox: u32, oy: u32) -> RgbaImage {
-        let mut img = RgbaImage::from_pixel(600, 500, image::Rgba([250, 248, 239, 255]));
-        let side = n * cell + (n + 1) * gap;
-        for y in oy..oy + side {
-            for x in ox..ox + side {
-                img.put_pixel(x, y, image::Rgba([187, 173, 160, 255]));
-            }
-        }
-        for r in 0..n {
-            for c in 0..n {
-                let x = ox + gap + c * (cell + gap);
-                let y = oy + gap + r * (cell + gap);
-                for yy in y..y + cell {
-                    for xx in x..x + cell {
-                        img.put_pixel(xx, yy, image::Rgba([205, 193, 180, 255]));
-                    }
-                }
-            }
-        }
-        img
-    }
-
-    #[test]
-    fn finds_synthetic_grids() {
-        for (n, cell, gap) in [(4u32, 80u32, 10u32), (3, 100, 12), (6, 50, 6), (9, 30, 4)] {
-            let img = board(n, cell, gap, 37, 21);
-            let fit = find_grid(&img, &[Rgb([187, 173, 160])], 4, None).expect("grid");
-            let r = fit.rect;
-            assert_eq!((r.rows, r.cols), (n as usize, n as usize));
-            assert_eq!(r.x, 37 + gap);
-            assert_eq!(r.y, 21 + gap);
-            assert_eq!(r.cell_width as u32, cell);
-            assert_eq!(r.pitch_x as u32, cell + gap);
-        }
-    }
-
-    #[test]
-    fn no_grid_in_a_plain_image() {
-        let img = RgbaImage::from_pixel(300, 300, image::Rgba([187, 173, 160, 255]));
-        assert!(find_grid(&img, &[Rgb([187, 173, 160])], 4, None).is_none());
-    }
-}
-
-/// Debug dump (temporary).
-pub fn debug(img: &RgbaImage, colours: &[Rgb], tol: u8) {
-    let (w, h) = (img.width() as usize, img.height() as usize);
-    let mask = board_mask(img, colours, tol);
-    let mut comps = components(&mask, w, h);
-    comps.sort_by_key(|c| std::cmp::Reverse(c.4));
-    for c in comps.iter().take(4) {
-        println!(
-            "comp {:?} -> {:?}",
-            c,
-            fit_box(&mask, w, (c.0, c.1, c.2, c.3), colours.len(), None)
-                .map(|f| (f.rect, f.contrast))
-        );
     }
 }

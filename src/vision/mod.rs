@@ -20,6 +20,7 @@ pub mod annotate;
 pub mod calibrate;
 pub mod cells;
 pub mod colour;
+mod freeform;
 pub mod glyph;
 pub mod grid;
 pub mod io;
@@ -269,6 +270,12 @@ enum Tracking {
         profile: usize,
         size: (u32, u32),
     },
+    /// Found without a profile, in this board colour.
+    Freeform {
+        grid: GridRect,
+        board: Rgb,
+        size: (u32, u32),
+    },
 }
 
 /// Reads boards from images; remembers the grid once found, so later frames of the same window
@@ -277,6 +284,10 @@ enum Tracking {
 pub struct Reader {
     profiles: Vec<Prepared>,
     tracking: Tracking,
+    /// Whether to read without a profile when no profile reads the whole board (auto only).
+    freeform: bool,
+    /// Digit templates of every built-in profile (for reading without a profile).
+    all_templates: TemplateSet,
 }
 
 /// Templates of every built-in profile (used for digits a profile has not learned).
@@ -296,6 +307,7 @@ impl Reader {
     /// A reader for one profile, or for the best-fitting built-in one.
     pub fn new(choice: ProfileChoice) -> Reader {
         let fallback = builtin_templates();
+        let freeform = matches!(choice, ProfileChoice::Auto);
         let profiles = match choice {
             ProfileChoice::Given(p) => vec![Prepared::new(p, &fallback)],
             ProfileChoice::Auto => Profile::builtins()
@@ -307,6 +319,8 @@ impl Reader {
         Reader {
             profiles,
             tracking: Tracking::Lost,
+            freeform,
+            all_templates: fallback,
         }
     }
 
@@ -318,7 +332,7 @@ impl Reader {
     /// The remembered grid, if any.
     pub fn tracked_grid(&self) -> Option<GridRect> {
         match self.tracking {
-            Tracking::Acquired { grid, .. } => Some(grid),
+            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => Some(grid),
             Tracking::Lost => None,
         }
     }
@@ -342,6 +356,12 @@ impl Reader {
                 if let Some(variant) = verify_grid(img, &grid, p) {
                     return Ok(read_cells(img, grid, p, variant));
                 }
+            }
+            self.tracking = Tracking::Lost;
+        }
+        if let Tracking::Freeform { grid, board, size } = self.tracking {
+            if size == img.dimensions() && verify_freeform(img, &grid, board) {
+                return Ok(self.read_freeform(img, grid));
             }
             self.tracking = Tracking::Lost;
         }
@@ -373,6 +393,24 @@ impl Reader {
                 best = Some((i, key, reading));
             }
         }
+        let complete = best.as_ref().is_some_and(|b| b.2.issues.is_empty());
+        if self.freeform && !complete {
+            if let Some((grid, board, _)) = freeform::find(img) {
+                let mut reading = self.read_freeform(img, grid);
+                if let Some((_, _, prof)) = &best {
+                    overrule(&mut reading, prof);
+                }
+                let readable = reading.cells.len() - reading.issues.len();
+                if best.as_ref().is_none_or(|b| readable > b.1 .0) {
+                    self.tracking = Tracking::Freeform {
+                        grid,
+                        board,
+                        size: img.dimensions(),
+                    };
+                    return Ok(reading);
+                }
+            }
+        }
         match best {
             Some((i, _, reading)) => {
                 self.tracking = Tracking::Acquired {
@@ -388,13 +426,105 @@ impl Reader {
                     .iter()
                     .map(|p| p.profile.name.as_str())
                     .collect();
+                let extra = if self.freeform {
+                    ", and without a profile"
+                } else {
+                    ""
+                };
                 Err(ReadError::NoBoard(format!(
-                    "looked for the board of profile(s) {}",
+                    "looked for the board of profile(s) {}{extra}",
                     names.join(", ")
                 )))
             }
         }
     }
+
+    /// Reads a grid found without a profile.
+    fn read_freeform(&self, img: &RgbaImage, grid: GridRect) -> Reading {
+        let (cells, issues) = freeform::read_cells(img, &grid, &self.all_templates);
+        let mut reading = Reading {
+            grid,
+            cells,
+            status: BoardStatus::Ok,
+            profile: "none".into(),
+            issues,
+        };
+        reading.status = match reading.values() {
+            None => BoardStatus::Unreadable,
+            Some(v) if !has_move(&v) => BoardStatus::GameOver,
+            Some(_) => BoardStatus::Ok,
+        };
+        reading
+    }
+}
+
+/// Makes a reading without a profile agree with a profile's reading of the same board: a cell
+/// the profile read must read the same; a cell whose colour the profile did not know, or saw
+/// covered, must not become empty (a dialog or a covered area is plain too). Such cells become
+/// unreadable.
+fn overrule(free: &mut Reading, prof: &Reading) {
+    if (free.grid.rows, free.grid.cols) != (prof.grid.rows, prof.grid.cols) {
+        return;
+    }
+    let cols = free.grid.cols;
+    for (i, (f, p)) in free.cells.iter_mut().zip(&prof.cells).enumerate() {
+        let (row, col) = (i / cols, i % cols);
+        let Some(v) = f.value else { continue };
+        let clash = match p.value {
+            Some(pv) => pv != v,
+            None => {
+                v == 0
+                    && prof.issues.iter().any(|is| {
+                        is.row == row
+                            && is.col == col
+                            && matches!(
+                                is.problem,
+                                CellProblem::UnknownColour { .. } | CellProblem::Occluded { .. }
+                            )
+                    })
+            }
+        };
+        if clash {
+            let problem = prof
+                .issues
+                .iter()
+                .find(|is| is.row == row && is.col == col)
+                .map(|is| is.problem.clone())
+                .unwrap_or(CellProblem::ColourDigitsDisagree {
+                    colour: p.value.unwrap_or(0),
+                    digits: v,
+                });
+            f.value = None;
+            f.confidence = 0.0;
+            free.issues.push(CellIssue { row, col, problem });
+        }
+    }
+    free.issues.sort_by_key(|is| (is.row, is.col));
+    if !free.issues.is_empty() {
+        free.status = BoardStatus::Unreadable;
+    }
+}
+
+/// Checks a grid found without a profile against a new frame (gap centres in `board`).
+fn verify_freeform(img: &RgbaImage, g: &GridRect, board: Rgb) -> bool {
+    let mut ok = 0usize;
+    let mut total = 0usize;
+    for r in 0..g.rows {
+        for c in 0..g.cols.saturating_sub(1) {
+            let cell = g.cell(r, c);
+            let (x, y) = (
+                (cell.x1 + g.gap_x() / 2.0) as u32,
+                ((cell.y0 + cell.y1) / 2.0) as u32,
+            );
+            if x < img.width() && y < img.height() {
+                total += 1;
+                if Rgb::from_rgba(img.get_pixel(x, y).0).dist(board) <= 16 {
+                    ok += 1;
+                }
+            }
+        }
+    }
+    total > 0 && ok as f32 >= MIN_TRACK_SHARE * total as f32
 }
 
 /// Checks a remembered grid against a new frame: samples the middle of every gap beside every
