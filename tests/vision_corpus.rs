@@ -14,10 +14,6 @@ const PUBLIC: &str = "../shared/corpus/public";
 /// if any other image is not read as labelled, and names every image of this list.
 const PUBLIC_NOT_YET: &[(&str, &str)] = &[
     (
-        "andstatus-game2048_dark_landscape_65536-32768-16384.png",
-        "no grid found: no frame, the gaps are the black page itself",
-    ),
-    (
         "andstatus-game2048_dark_phone_gameover-overlay.png",
         "'Game Over' caption hides digits of 3 cells (reported unreadable)",
     ),
