@@ -84,8 +84,8 @@ start_wm() {
   fi
   openbox >"$STATE_DIR/wm.log" 2>&1 &
   remember $! openbox
-  wait_until 10 sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id"' \
-    || { log "openbox did not come up"; exit 1; }
+  wait_until 30 sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id"' \
+    || { log "openbox did not come up: $(tail -3 "$STATE_DIR/wm.log" 2>/dev/null)"; exit 1; }
   log "openbox up"
 }
 

@@ -34,6 +34,10 @@ pub struct SettleOptions {
     pub change_timeout_ms: u64,
     /// Reject frames whose region has more than this fraction of pure black pixels.
     pub max_black: f64,
+    /// With [`settle_until`]: once the region has been unchanged this long (ms), ask the caller's
+    /// check whether the frame is already good enough (e.g. it shows exactly the board the mirror
+    /// expects); `None` = always wait the full `quiet_ms`.
+    pub early_quiet_ms: Option<u64>,
 }
 
 impl Default for SettleOptions {
@@ -46,6 +50,7 @@ impl Default for SettleOptions {
             changed_from: None,
             change_timeout_ms: 400,
             max_black: MAX_BLACK_FRACTION,
+            early_quiet_ms: None,
         }
     }
 }
@@ -100,6 +105,21 @@ pub fn region_hash(image: &image::RgbaImage, region: Option<Rect>) -> u64 {
 /// # Errors
 /// Any [`CaptureError`] of the source, and `Occluded` when the settled region is black.
 pub fn settle(src: &mut dyn FrameSource, opts: &SettleOptions) -> Result<Settled, CaptureError> {
+    settle_until(src, opts, &mut |_| false)
+}
+
+/// As [`settle`], but once the region has been unchanged for `opts.early_quiet_ms`, `accept` is
+/// asked (once per distinct region content) whether that frame may be used already; `true` ends
+/// the wait early. The play loop accepts a frame early only when its read is exactly the mirror's
+/// afterstate plus one new tile, which a mid-slide frame cannot show.
+///
+/// # Errors
+/// As [`settle`].
+pub fn settle_until(
+    src: &mut dyn FrameSource,
+    opts: &SettleOptions,
+    accept: &mut dyn FnMut(&Frame) -> bool,
+) -> Result<Settled, CaptureError> {
     let pause = Duration::from_millis(opts.poll_ms);
     let mut frame = src.next_frame()?;
     let start = frame.taken_at;
@@ -122,9 +142,19 @@ pub fn settle(src: &mut dyn FrameSource, opts: &SettleOptions) -> Result<Settled
     }
     let mut last_change = frame.taken_at;
     let mut timed_out = false;
+    let mut asked: Option<u64> = None;
     loop {
-        if frame.taken_at.duration_since(last_change) >= Duration::from_millis(opts.quiet_ms) {
+        let quiet_for = frame.taken_at.duration_since(last_change);
+        if quiet_for >= Duration::from_millis(opts.quiet_ms) {
             break;
+        }
+        if let Some(early) = opts.early_quiet_ms {
+            if changed && quiet_for >= Duration::from_millis(early) && asked != Some(hash) {
+                asked = Some(hash);
+                if black_fraction(&frame.image, opts.region) <= opts.max_black && accept(&frame) {
+                    break;
+                }
+            }
         }
         if frame.taken_at.duration_since(start) >= Duration::from_millis(opts.timeout_ms) {
             timed_out = true;

@@ -47,6 +47,10 @@ pub struct TargetArgs {
     /// Give up waiting for a settled board after this long, ms.
     #[arg(long, default_value_t = 1500, value_name = "MS")]
     pub settle_timeout_ms: u64,
+    /// After a key, use a frame once the board has been still this long (ms) if it already reads
+    /// as exactly the expected board plus one new tile (the mirror); 0 = always wait --quiet-ms.
+    #[arg(long, default_value_t = 30, value_name = "MS")]
+    pub early_ms: u64,
 }
 
 impl TargetArgs {

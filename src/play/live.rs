@@ -95,7 +95,12 @@ impl GameUi for LiveGame {
         self.keys.ensure_focus().map_err(|e| e.to_string())?;
         let end = Instant::now() + Duration::from_millis(1000);
         while Instant::now() < end {
-            if self.src.windows_above().map_err(|e| e.to_string())?.is_empty() {
+            if self
+                .src
+                .windows_above()
+                .map_err(|e| e.to_string())?
+                .is_empty()
+            {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -104,14 +109,27 @@ impl GameUi for LiveGame {
     }
 
     fn board_found(&mut self, grid: Rect) {
-        self.src.set_watch(Some(grid));
-        if let Ok(r) = self.src.rect() {
-            let centre = (
-                r.x + grid.x + grid.width as i32 / 2,
-                r.y + grid.y + grid.height as i32 / 2,
-            );
-            self.keys.set_click_point(Some(centre));
-        }
+        let Ok(win) = self.src.rect() else { return };
+        // the grid is in frame pixels: the window's, or the --region's
+        let (ox, oy) = match &self.region {
+            Some(r) => (r.region().x, r.region().y),
+            None => (win.x, win.y),
+        };
+        let on_root = Rect {
+            x: ox + grid.x,
+            y: oy + grid.y,
+            ..grid
+        };
+        self.src.set_watch(Some(Rect {
+            x: on_root.x - win.x,
+            y: on_root.y - win.y,
+            ..grid
+        }));
+        let centre = (
+            on_root.x + grid.width as i32 / 2,
+            on_root.y + grid.height as i32 / 2,
+        );
+        self.keys.set_click_point(Some(centre));
     }
 
     fn cover(&mut self, has_2048: bool) -> Cover {
@@ -163,7 +181,10 @@ impl GameUi for LiveGame {
     }
 
     fn click(&mut self, p: (u32, u32)) -> Result<(), String> {
-        let r = self.src.rect().map_err(|e| e.to_string())?;
+        let r = match &self.region {
+            Some(r) => r.region(),
+            None => self.src.rect().map_err(|e| e.to_string())?,
+        };
         self.keys.ensure_focus().map_err(|e| e.to_string())?;
         self.keys
             .click((r.x + p.0 as i32, r.y + p.1 as i32))

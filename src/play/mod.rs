@@ -524,12 +524,23 @@ fn settle_frame<T: FrameSource + KeySink + GameUi>(
     opts: &SettleOptions,
     has_2048: bool,
 ) -> Result<capture::Settled, (CaptureError, Cover)> {
-    match settle(game, opts) {
+    settle_frame_until(game, opts, has_2048, &mut |_| false)
+}
+
+/// As [`settle_frame`], with an early-accept check (see [`capture::settle::settle_until`]).
+fn settle_frame_until<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    opts: &SettleOptions,
+    has_2048: bool,
+    accept: &mut dyn FnMut(&Frame) -> bool,
+) -> Result<capture::Settled, (CaptureError, Cover)> {
+    match capture::settle::settle_until(game, opts, accept) {
         Ok(s) => Ok(s),
         Err(e @ CaptureError::Occluded(_)) => {
             let c = game.cover(has_2048);
             if matches!(c, Cover::OtherWindow(_)) && game.uncover() {
-                return settle(game, opts).map_err(|e| (e, Cover::Nothing));
+                return capture::settle::settle_until(game, opts, accept)
+                    .map_err(|e| (e, Cover::Nothing));
             }
             Err((e, c))
         }
@@ -675,7 +686,8 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
     st: &mut State<'_>,
     board_out: &mut Board,
 ) -> Result<Stop, Stop> {
-    game.prepare().map_err(|e| Stop::Now(StopReason::FocusLost, e))?;
+    game.prepare()
+        .map_err(|e| Stop::Now(StopReason::FocusLost, e))?;
     // ---- the start board: settled and read completely
     let mut opts = cfg.settle.clone();
     let mut start: Option<(Board, Reading, capture::Settled)> = None;
@@ -825,12 +837,24 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
             }
             let key_time = Instant::now();
             let coming_2048 = has_2048 || after.max_value() >= 2048;
-            let s = match settle_frame(game, &opts, coming_2048) {
+            let mut early = |f: &Frame| {
+                reader
+                    .read(&f.image)
+                    .ok()
+                    .and_then(|r| read_grid(&r).ok())
+                    .is_some_and(|g| {
+                        matches!(mirror::compare(board, after, &g), Verdict::Spawned { .. })
+                    })
+            };
+            let s = match settle_frame_until(game, &opts, coming_2048, &mut early) {
                 Ok(s) => s,
                 Err((_, Cover::WinDialog(t))) if cfg.on_win == OnWin::Continue && !win_passed => {
                     // gnome-2048 opens its win dialog as soon as the 2048 tile lands
                     game.close_win_dialog().map_err(|e| {
-                        Stop::Now(StopReason::GameDialog, format!("cannot close the win dialog `{t}`: {e}"))
+                        Stop::Now(
+                            StopReason::GameDialog,
+                            format!("cannot close the win dialog `{t}`: {e}"),
+                        )
                     })?;
                     st.wins += 1;
                     win_passed = true;
