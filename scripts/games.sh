@@ -82,11 +82,19 @@ start_wm() {
   if xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id'; then
     log "a window manager already runs on $DISPLAY"; return
   fi
-  openbox >"$STATE_DIR/wm.log" 2>&1 &
-  remember $! openbox
-  wait_until 30 sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id"' \
-    || { log "openbox did not come up: $(tail -3 "$STATE_DIR/wm.log" 2>/dev/null)"; exit 1; }
-  log "openbox up"
+  # openbox started right after Xvfb sometimes fails to open the display: try a few times
+  local try pid
+  for try in 1 2 3; do
+    openbox >"$STATE_DIR/wm.log" 2>&1 &
+    pid=$!
+    if wait_until 20 sh -c "kill -0 $pid && xprop -root _NET_SUPPORTING_WM_CHECK | grep -q 'window id'"; then
+      remember "$pid" openbox; log "openbox up"; return
+    fi
+    kill "$pid" 2>/dev/null || true
+    log "openbox attempt $try failed: $(tail -1 "$STATE_DIR/wm.log" 2>/dev/null)"
+    sleep 1
+  done
+  log "openbox did not come up"; exit 1
 }
 
 activate() { xdotool windowactivate --sync "$1" 2>/dev/null || true; }

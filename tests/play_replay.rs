@@ -53,7 +53,13 @@ impl Solver for Scripted {
         if let Some(m) = best {
             values[m.index()] = Some(1.0);
         }
-        Decision { best, values, nodes: 0, depth: 0, elapsed_ms: 0.0 }
+        Decision {
+            best,
+            values,
+            nodes: 0,
+            depth: 0,
+            elapsed_ms: 0.0,
+        }
     }
 }
 
@@ -74,11 +80,21 @@ const KEYS: [Move; 12] = [
 ];
 
 fn frames(order: &[usize]) -> Vec<PathBuf> {
-    order.iter().map(|i| data().join("frames").join(format!("{i:06}.png"))).collect()
+    order
+        .iter()
+        .map(|i| data().join("frames").join(format!("{i:06}.png")))
+        .collect()
 }
 
-fn run(order: &[usize], cfg: PlayConfig, sink: RecordingSink) -> (bot2048::play::Summary, Vec<Move>) {
-    let mut game = ReplayGame { frames: ReplaySource::from_files(frames(order)), keys: sink };
+fn run(
+    order: &[usize],
+    cfg: PlayConfig,
+    sink: RecordingSink,
+) -> (bot2048::play::Summary, Vec<Move>) {
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_files(frames(order)),
+        keys: sink,
+    };
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
     let mut solver = Scripted::load();
     let s = play(&mut game, &mut reader, &mut solver, &cfg);
@@ -94,7 +110,10 @@ fn replay_of_a_real_game_has_no_desync_and_ends_on_the_labelled_board() {
     assert_eq!(s.desyncs, 0);
     assert_eq!(s.retries, 0);
     assert_eq!(s.score, 36, "the game's own score display");
-    assert_eq!(s.final_board, [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]]);
+    assert_eq!(
+        s.final_board,
+        [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]]
+    );
     assert!(s.final_read_matches);
     assert_eq!(s.max_tile, 8);
     // 12 verified moves, then the 13th key (up, chosen on the last frame) finds no more frames
@@ -120,7 +139,10 @@ fn a_skipped_frame_is_a_desync_with_a_dump_and_no_more_keys() {
     // frame 6 missing: after the 6th key the game seems to have made two moves
     let order = [0, 1, 2, 3, 4, 5, 7, 8, 9];
     let dump = tempfile::tempdir().unwrap();
-    let cfg = PlayConfig { dump_dir: Some(dump.path().join("d")), ..PlayConfig::default() };
+    let cfg = PlayConfig {
+        dump_dir: Some(dump.path().join("d")),
+        ..PlayConfig::default()
+    };
     let (s, keys) = run(&order, cfg, RecordingSink::default());
     assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
     assert_eq!(s.moves, 5);
@@ -128,23 +150,47 @@ fn a_skipped_frame_is_a_desync_with_a_dump_and_no_more_keys() {
     assert!(s.desyncs >= 1);
     assert!(s.message.contains("desync"));
     let d = dump.path().join("d");
-    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("desync.json")).unwrap()).unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("desync.json")).unwrap()).unwrap();
     // the board before the 6th key is frame 5's board; left on it gives, by hand, 4 2 0 0 / 4 0 0 0 / 4 0 0 0 / 4 2 0 0
-    assert_eq!(j["before"], serde_json::json!([[0, 0, 4, 2], [0, 0, 0, 2], [2, 0, 0, 2], [0, 0, 4, 2]]));
-    assert_eq!(j["expected"], serde_json::json!([[4, 2, 0, 0], [2, 0, 0, 0], [4, 0, 0, 0], [4, 2, 0, 0]]));
-    assert!(std::fs::read_dir(&d).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "png")).count() >= 2);
+    assert_eq!(
+        j["before"],
+        serde_json::json!([[0, 0, 4, 2], [0, 0, 0, 2], [2, 0, 0, 2], [0, 0, 4, 2]])
+    );
+    assert_eq!(
+        j["expected"],
+        serde_json::json!([[4, 2, 0, 0], [2, 0, 0, 0], [4, 0, 0, 0], [4, 2, 0, 0]])
+    );
+    assert!(
+        std::fs::read_dir(&d)
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "png"))
+            .count()
+            >= 2
+    );
 }
 
 #[test]
 fn max_moves_goal_and_ctrl_c_stop_cleanly() {
     let order: Vec<usize> = (0..=12).collect();
-    let cfg = PlayConfig { max_moves: Some(4), ..PlayConfig::default() };
+    let cfg = PlayConfig {
+        max_moves: Some(4),
+        ..PlayConfig::default()
+    };
     let (s, keys) = run(&order, cfg, RecordingSink::default());
     assert_eq!(s.stop_reason, StopReason::MaxMoves);
     assert_eq!((s.moves, keys.len()), (4, 4));
 
     // the first 8 appears after the 9th key (frame 9: 8 0 0 0 / ...)
-    let cfg = PlayConfig { goal: Some(8), ..PlayConfig::default() };
+    let cfg = PlayConfig {
+        goal: Some(8),
+        ..PlayConfig::default()
+    };
     let (s, keys) = run(&order, cfg, RecordingSink::default());
     assert_eq!(s.stop_reason, StopReason::Goal);
     assert_eq!((s.moves, keys.len()), (9, 9));
@@ -159,7 +205,10 @@ fn max_moves_goal_and_ctrl_c_stop_cleanly() {
 #[test]
 fn focus_lost_stops_before_the_key() {
     let order: Vec<usize> = (0..=12).collect();
-    let sink = RecordingSink { fail_from: Some(3), ..RecordingSink::default() };
+    let sink = RecordingSink {
+        fail_from: Some(3),
+        ..RecordingSink::default()
+    };
     let (s, keys) = run(&order, PlayConfig::default(), sink);
     assert_eq!(s.stop_reason, StopReason::FocusLost);
     assert_eq!(s.moves, 3);
@@ -171,15 +220,23 @@ fn a_record_directory_replays() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec");
     let order: Vec<usize> = (0..=12).collect();
-    let cfg = PlayConfig { record: Some(rec.clone()), max_moves: Some(6), ..PlayConfig::default() };
+    let cfg = PlayConfig {
+        record: Some(rec.clone()),
+        max_moves: Some(6),
+        ..PlayConfig::default()
+    };
     let (s, _) = run(&order, cfg, RecordingSink::default());
     assert_eq!(s.moves, 6);
     let lines = std::fs::read_to_string(rec.join("log.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 7, "start + 6 moves");
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(rec.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rec.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["moves"], 6);
     // the recording itself replays to the same board
-    let mut game = ReplayGame { frames: ReplaySource::from_dir(&rec).unwrap(), keys: RecordingSink::default() };
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_dir(&rec).unwrap(),
+        keys: RecordingSink::default(),
+    };
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
     let mut solver = Scripted::load();
     let again = play(&mut game, &mut reader, &mut solver, &PlayConfig::default());

@@ -37,7 +37,10 @@ fn missing_tools() -> Vec<&'static str> {
         ("/usr/games/2048-qt", "2048-qt"),
         ("/usr/bin/chromium", "chromium"),
     ];
-    need.iter().filter(|(p, _)| !Path::new(p).exists()).map(|(_, n)| *n).collect()
+    need.iter()
+        .filter(|(p, _)| !Path::new(p).exists())
+        .map(|(_, n)| *n)
+        .collect()
 }
 
 /// True when the test may run; prints a loud skip message otherwise (panics in CI).
@@ -91,7 +94,9 @@ impl Session {
     }
 
     fn env(&self, c: &mut Command) {
-        c.env("DISPLAY", format!(":{}", self.display)).env_remove("WAYLAND_DISPLAY").env("XDG_SESSION_TYPE", "x11");
+        c.env("DISPLAY", format!(":{}", self.display))
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_SESSION_TYPE", "x11");
     }
 
     fn bot(&self, args: &[&str]) -> Command {
@@ -109,7 +114,9 @@ impl Session {
 
     /// X window id of the first visible window whose title matches `re`.
     fn window_id(&self, re: &str) -> Option<String> {
-        let out = self.sh(&format!("xdotool search --onlyvisible --name '{re}' | head -1"));
+        let out = self.sh(&format!(
+            "xdotool search --onlyvisible --name '{re}' | head -1"
+        ));
         let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
         (!id.is_empty()).then_some(id)
     }
@@ -147,11 +154,22 @@ fn wait_child(mut child: Child, within: Duration) -> Output {
     }
     let _ = child.kill();
     let out = child.wait_with_output().expect("output");
-    panic!("bot2048 did not stop within {within:?}; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    panic!(
+        "bot2048 did not stop within {within:?}; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn assert_keys(v: &Value) {
-    for k in ["moves", "score", "max_tile", "desyncs", "retries", "moves_per_sec", "stop_reason"] {
+    for k in [
+        "moves",
+        "score",
+        "max_tile",
+        "desyncs",
+        "retries",
+        "moves_per_sec",
+        "stop_reason",
+    ] {
         assert!(v.get(k).is_some(), "summary lacks `{k}`: {v}");
     }
 }
@@ -164,11 +182,24 @@ fn long_game(display: u32, game: &str, title: &str) {
     }
     let s = Session::start(display, game, None);
     let rec = s.state.path().join("record");
-    let (v, code, err) = play(&s, &["--window", title, "--max-moves", "300", "--record", rec.to_str().unwrap()]);
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            title,
+            "--max-moves",
+            "300",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
     eprintln!("{game}: {v}");
     assert_keys(&v);
     let reason = v["stop_reason"].as_str().unwrap_or_default().to_string();
-    assert!(reason == "max_moves" || reason == "game_over", "{game} stopped early: {v}\n{err}");
+    assert!(
+        reason == "max_moves" || reason == "game_over",
+        "{game} stopped early: {v}\n{err}"
+    );
     if reason == "max_moves" {
         assert_eq!(v["moves"], 300, "{v}");
     }
@@ -176,7 +207,9 @@ fn long_game(display: u32, game: &str, title: &str) {
     assert_eq!(v["desyncs"], 0, "{v}");
     assert_eq!(v["final_read_matches"], true, "{v}");
     // the recording holds one frame per verified move plus the start
-    let frames = std::fs::read_dir(rec.join("frames")).map(|d| d.count()).unwrap_or(0) as u64;
+    let frames = std::fs::read_dir(rec.join("frames"))
+        .map(|d| d.count())
+        .unwrap_or(0) as u64;
     assert_eq!(frames, v["moves"].as_u64().unwrap() + 1, "{v}");
     let log = std::fs::read_to_string(rec.join("log.jsonl")).unwrap_or_default();
     assert_eq!(log.lines().count() as u64, frames);
@@ -206,7 +239,17 @@ fn web_2048_continues_past_the_win_overlay() {
         return;
     }
     let s = Session::start(124, "web", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
-    let (v, code, err) = play(&s, &["--window", "2048", "--max-moves", "8", "--on-win", "continue"]);
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "2048",
+            "--max-moves",
+            "8",
+            "--on-win",
+            "continue",
+        ],
+    );
     eprintln!("web win: {v}");
     assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
     assert_eq!(code, 0);
@@ -225,7 +268,17 @@ fn gnome_2048_continues_past_the_win_dialog() {
         return;
     }
     let s = Session::start(125, "gnome", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
-    let (v, code, err) = play(&s, &["--window", "GNOME 2048", "--max-moves", "6", "--on-win", "continue"]);
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "GNOME 2048",
+            "--max-moves",
+            "6",
+            "--on-win",
+            "continue",
+        ],
+    );
     eprintln!("gnome win: {v}");
     assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
     assert_eq!(code, 0);
@@ -241,26 +294,36 @@ fn web_2048_stops_at_the_win_when_asked() {
         return;
     }
     let s = Session::start(126, "web", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
-    let (v, code, err) = play(&s, &["--window", "2048", "--max-moves", "20", "--on-win", "stop"]);
+    let (v, code, err) = play(
+        &s,
+        &["--window", "2048", "--max-moves", "20", "--on-win", "stop"],
+    );
     assert_eq!(v["stop_reason"], "won", "{v}\n{err}");
     assert_eq!(code, 0);
     assert_eq!(v["max_tile"], 2048);
 }
 
-/// A nearly full board (worked out by hand: after the only merges, no move is left within a few
-/// moves): the bot stops cleanly with reason `game_over`.
+/// A board one move from its end, worked out by hand: only left or right is legal (the two 32s
+/// merge); the new tile lands in the one empty cell, whose neighbours are 8 or 16 and 64, and no
+/// other pair touches, so whatever spawns (2 or 4) no move is left. The bot makes that move and
+/// stops cleanly with `game_over` (the game's own game-over dialog may come first: then it stops
+/// on that, before verifying the move).
 #[test]
 fn gnome_2048_near_its_end_stops_with_game_over() {
     let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     if !can_run("gnome end") {
         return;
     }
-    let s = Session::start(127, "gnome", Some("2 4 2 4;4 2 4 2;2 4 2 4;4 2 16 16"));
+    let s = Session::start(
+        127,
+        "gnome",
+        Some("8 16 8 16;16 8 16 8;8 16 8 16;16 8 32 32"),
+    );
     let (v, code, err) = play(&s, &["--window", "GNOME 2048", "--max-moves", "50"]);
     eprintln!("gnome end: {v}");
     assert_eq!(v["stop_reason"], "game_over", "{v}\n{err}");
     assert_eq!(code, 0);
-    assert!(v["moves"].as_u64().unwrap() >= 1 && v["moves"].as_u64().unwrap() < 50, "{v}");
+    assert!(v["moves"].as_u64().unwrap() <= 1, "{v}");
     assert_eq!(v["desyncs"], 0);
 }
 
@@ -272,9 +335,16 @@ fn drill_window_closed_mid_game() {
         return;
     }
     let s = Session::start(128, "qt", None);
-    let child = s.bot(&["play", "--json", "--window", "2048 Game"]).spawn().expect("spawn");
+    let child = s
+        .bot(&["play", "--json", "--window", "2048 Game"])
+        .spawn()
+        .expect("spawn");
     std::thread::sleep(Duration::from_secs(4));
-    let out = s.games().args(["stop-game", "qt"]).output().expect("stop-game");
+    let out = s
+        .games()
+        .args(["stop-game", "qt"])
+        .output()
+        .expect("stop-game");
     assert!(out.status.success());
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
     eprintln!("drill close: {v}");
@@ -286,9 +356,17 @@ fn drill_window_closed_mid_game() {
 /// Image of window `id` through xcap's own command-free route: `import` is not installed, so the
 /// tests read the window with `bot2048 advise --once --json` instead, which prints the board.
 fn board_of(s: &Session, title: &str) -> Option<Value> {
-    let out = s.bot(&["advise", "--once", "--json", "--window", title]).output().ok()?;
-    let line = String::from_utf8_lossy(&out.stdout).lines().next()?.to_string();
-    serde_json::from_str::<Value>(&line).ok().map(|v| v["board"].clone())
+    let out = s
+        .bot(&["advise", "--once", "--json", "--window", title])
+        .output()
+        .ok()?;
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()?
+        .to_string();
+    serde_json::from_str::<Value>(&line)
+        .ok()
+        .map(|v| v["board"].clone())
 }
 
 /// Focus taken away by another game window that does not overlap the board: with `--focus start`
@@ -304,9 +382,21 @@ fn drill_focus_taken_away_stops_without_keys_elsewhere() {
     assert!(out.status.success());
     let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
     let qt = s.window_id("^2048 Game$").expect("qt window");
-    s.sh(&format!("xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"));
+    s.sh(&format!(
+        "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
+    ));
     let qt_before = board_of(&s, "2048 Game").expect("read qt");
-    let child = s.bot(&["play", "--json", "--window", "GNOME 2048", "--focus", "start"]).spawn().expect("spawn");
+    let child = s
+        .bot(&[
+            "play",
+            "--json",
+            "--window",
+            "GNOME 2048",
+            "--focus",
+            "start",
+        ])
+        .spawn()
+        .expect("spawn");
     std::thread::sleep(Duration::from_secs(4));
     s.sh(&format!("xdotool windowactivate --sync {qt}"));
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
@@ -315,7 +405,11 @@ fn drill_focus_taken_away_stops_without_keys_elsewhere() {
     assert_eq!(code, 4);
     assert_eq!(v["desyncs"], 0);
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(board_of(&s, "2048 Game").expect("read qt"), qt_before, "a key reached the other game");
+    assert_eq!(
+        board_of(&s, "2048 Game").expect("read qt"),
+        qt_before,
+        "a key reached the other game"
+    );
 }
 
 /// Focus taken away with `--focus activate`: the bot takes it back and plays on.
@@ -330,10 +424,23 @@ fn drill_focus_taken_away_recovers_with_activate() {
     assert!(out.status.success());
     let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
     let qt = s.window_id("^2048 Game$").expect("qt window");
-    s.sh(&format!("xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"));
+    s.sh(&format!(
+        "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
+    ));
     let qt_before = board_of(&s, "2048 Game").expect("read qt");
-    let child =
-        s.bot(&["play", "--json", "--window", "GNOME 2048", "--focus", "activate", "--max-moves", "30"]).spawn().expect("spawn");
+    let child = s
+        .bot(&[
+            "play",
+            "--json",
+            "--window",
+            "GNOME 2048",
+            "--focus",
+            "activate",
+            "--max-moves",
+            "30",
+        ])
+        .spawn()
+        .expect("spawn");
     std::thread::sleep(Duration::from_secs(4));
     s.sh(&format!("xdotool windowactivate --sync {qt}"));
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
@@ -341,7 +448,11 @@ fn drill_focus_taken_away_recovers_with_activate() {
     assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
     assert_eq!(code, 0);
     assert_eq!(v["desyncs"], 0);
-    assert_eq!(board_of(&s, "2048 Game").expect("read qt"), qt_before, "a key reached the other game");
+    assert_eq!(
+        board_of(&s, "2048 Game").expect("read qt"),
+        qt_before,
+        "a key reached the other game"
+    );
 }
 
 /// Another program's window covers the board: the bot stops (`covered`) and its keys never reach
@@ -353,7 +464,10 @@ fn drill_covered_by_another_window() {
         return;
     }
     let s = Session::start(131, "gnome", None);
-    let child = s.bot(&["play", "--json", "--window", "GNOME 2048"]).spawn().expect("spawn");
+    let child = s
+        .bot(&["play", "--json", "--window", "GNOME 2048"])
+        .spawn()
+        .expect("spawn");
     std::thread::sleep(Duration::from_secs(4));
     // xmessage maps a window on top, in the middle of the screen, over the board
     let mut cover = Command::new("xmessage");
@@ -382,7 +496,10 @@ fn drill_mouse_moved_stops_the_bot() {
         return;
     }
     let s = Session::start(132, "qt", None);
-    let child = s.bot(&["play", "--json", "--window", "2048 Game"]).spawn().expect("spawn");
+    let child = s
+        .bot(&["play", "--json", "--window", "2048 Game"])
+        .spawn()
+        .expect("spawn");
     std::thread::sleep(Duration::from_secs(3));
     s.sh("xdotool mousemove 5 5; xdotool mousemove 40 40");
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(10)));

@@ -48,7 +48,7 @@ impl Default for SettleOptions {
             timeout_ms: 1500,
             poll_ms: 0,
             changed_from: None,
-            change_timeout_ms: 400,
+            change_timeout_ms: 600,
             max_black: MAX_BLACK_FRACTION,
             early_quiet_ms: None,
         }

@@ -76,7 +76,6 @@ impl TargetArgs {
         let opts = SolverOptions {
             depth: self.depth,
             time_ms: self.time_ms,
-            ..Default::default()
         };
         solver::by_name(&self.solver, &opts).with_context(|| {
             format!(

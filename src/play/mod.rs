@@ -16,7 +16,7 @@
 //!
 //! The loop never presses a key on a board it does not understand: no key before the start board
 //! is read completely, and none after a desync.
-use crate::capture::{self, settle, CaptureError, Frame, FrameSource, Rect, SettleOptions};
+use crate::capture::{self, CaptureError, Frame, FrameSource, Rect, SettleOptions};
 use crate::engine::{Board, Move};
 use crate::input::{InputError, KeySink, RecordingSink};
 use crate::solver::{Decision, Solver};
@@ -203,8 +203,11 @@ pub struct Summary {
     pub score: u64,
     /// Largest tile on the final board.
     pub max_tile: u32,
-    /// Reads that disagreed with the mirror (each re-read counts).
+    /// Moves whose read after the key disagreed with the mirror at least once (unreadable, or not
+    /// the afterstate plus one new 2/4), whether a re-read then resolved it or not.
     pub desyncs: u64,
+    /// Extra reads after a key: re-reads after a disagreeing, unreadable or mid-animation frame.
+    pub rereads: u64,
     /// Keys pressed again because the first press had no visible effect.
     pub retries: u64,
     /// Moves per second over the whole run (from the first key to the last verified move).
@@ -312,6 +315,7 @@ struct State<'a> {
     moves: u64,
     score: u64,
     desyncs: u64,
+    rereads: u64,
     retries: u64,
     wins: u32,
     frame_to_key: Vec<f64>,
@@ -468,6 +472,7 @@ impl<'a> State<'a> {
             moves: 0,
             score: 0,
             desyncs: 0,
+            rereads: 0,
             retries: 0,
             wins: 0,
             frame_to_key: Vec::new(),
@@ -497,6 +502,7 @@ fn finish(mut st: State<'_>, board: Board, stop: Stop) -> Summary {
         score: st.score,
         max_tile: board.max_value(),
         desyncs: st.desyncs,
+        rereads: st.rereads,
         retries: st.retries,
         moves_per_sec: st.moves_per_sec(),
         stop_reason: reason,
@@ -806,6 +812,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
         // ---- press, settle, verify; retry a dropped key, re-read a disagreeing one
         let mut presses = 0u32;
         let mut rereads = 0u32;
+        let mut desynced = false;
         let mut need_press = true;
         loop {
             if need_press {
@@ -834,6 +841,9 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                 opts.changed_from = Some(frame_hash);
             } else {
                 opts.changed_from = None;
+            }
+            if !need_press && presses > 0 && opts.changed_from.is_none() {
+                st.rereads += 1;
             }
             let key_time = Instant::now();
             let coming_2048 = has_2048 || after.max_value() >= 2048;
@@ -888,8 +898,12 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     g
                 }
                 Err(e) => {
-                    st.desyncs += 1;
+                    if !desynced {
+                        st.desyncs += 1;
+                        desynced = true;
+                    }
                     rereads += 1;
+                    reader.forget_grid();
                     if rereads > cfg.rereads {
                         return Err(Stop::Now(
                             StopReason::Unreadable,
@@ -927,6 +941,20 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     };
                     break;
                 }
+                Verdict::Unchanged if s.hash != frame_hash => {
+                    // the board region differs from the frame before the key, yet reads as the
+                    // old board: a frame from inside the animation (a stalled redraw). Read
+                    // again; pressing again here could make two moves.
+                    rereads += 1;
+                    if rereads > cfg.rereads {
+                        return Err(Stop::Now(
+                            StopReason::Unsettled,
+                            format!(
+                                "after the key {m} the board changed but kept reading as before"
+                            ),
+                        ));
+                    }
+                }
                 Verdict::Unchanged => {
                     if presses > cfg.key_retries {
                         return Err(Stop::Now(
@@ -939,8 +967,13 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     need_press = true;
                 }
                 Verdict::Desync(diff) => {
-                    st.desyncs += 1;
+                    if !desynced {
+                        st.desyncs += 1;
+                        desynced = true;
+                    }
                     rereads += 1;
+                    // the remembered grid may have been taken from a mid-animation frame
+                    reader.forget_grid();
                     if rereads > cfg.rereads {
                         let why = format!(
                             "desync after {} moves, key {m}: the board read is not the expected board plus one new 2 or 4; cells (row, col, expected, read): {diff:?}",
