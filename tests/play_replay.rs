@@ -1,1 +1,246 @@
-//! Tests: play_replay.
+//! Tests: the play loop driven from recorded frames (no display).
+//!
+//! `tests/data/replay-2048-qt/` holds 13 frames that `bot2048 play --record` saved from a real
+//! 2048-qt game under Xvfb (the start, then one frame after each of 12 keys) and the log of that
+//! run. A scripted solver replays the recorded choices (so the test does not depend on the search),
+//! [`ReplaySource`] serves the frames, and a [`RecordingSink`] takes the keys.
+//!
+//! Independent facts used below: the last frame shows, by eye, `8 4 0 0 / 8 2 0 0 / 4 2 0 0 /
+//! 4 2 0 0`, and the game's own score display reads 36 on it (0 on the first frame).
+use bot2048::capture::ReplaySource;
+use bot2048::engine::{Board, Move};
+use bot2048::input::RecordingSink;
+use bot2048::play::{play, PlayConfig, ReplayGame, StopReason};
+use bot2048::solver::{Decision, Solver};
+use bot2048::vision::{Profile, ProfileChoice, Reader};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+fn data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/replay-2048-qt")
+}
+
+/// Replays the moves recorded in log.jsonl, looked up by board.
+struct Scripted(HashMap<Board, Move>);
+
+impl Scripted {
+    fn load() -> Scripted {
+        let text = std::fs::read_to_string(data().join("log.jsonl")).unwrap();
+        let mut map = HashMap::new();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let mut g = [[0u32; 4]; 4];
+            for r in 0..4 {
+                for c in 0..4 {
+                    g[r][c] = v["read"][r][c].as_u64().unwrap() as u32;
+                }
+            }
+            let m: Move = v["chosen"].as_str().unwrap().parse().unwrap();
+            map.insert(Board::from_values(g).unwrap(), m);
+        }
+        Scripted(map)
+    }
+}
+
+impl Solver for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn decide(&mut self, board: Board) -> Decision {
+        let best = self.0.get(&board).copied();
+        let mut values = [None; 4];
+        if let Some(m) = best {
+            values[m.index()] = Some(1.0);
+        }
+        Decision {
+            best,
+            values,
+            nodes: 0,
+            depth: 0,
+            elapsed_ms: 0.0,
+        }
+    }
+}
+
+/// The keys recorded in the log, in order (frames 0..=11 each chose the key pressed after them).
+const KEYS: [Move; 12] = [
+    Move::Down,
+    Move::Left,
+    Move::Right,
+    Move::Right,
+    Move::Right,
+    Move::Left,
+    Move::Left,
+    Move::Left,
+    Move::Left,
+    Move::Left,
+    Move::Left,
+    Move::Left,
+];
+
+fn frames(order: &[usize]) -> Vec<PathBuf> {
+    order
+        .iter()
+        .map(|i| data().join("frames").join(format!("{i:06}.png")))
+        .collect()
+}
+
+fn run(
+    order: &[usize],
+    cfg: PlayConfig,
+    sink: RecordingSink,
+) -> (bot2048::play::Summary, Vec<Move>) {
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_files(frames(order)),
+        keys: sink,
+    };
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let mut solver = Scripted::load();
+    let s = play(&mut game, &mut reader, &mut solver, &cfg);
+    (s, game.keys.keys)
+}
+
+#[test]
+fn replay_of_a_real_game_has_no_desync_and_ends_on_the_labelled_board() {
+    let order: Vec<usize> = (0..=12).collect();
+    let (s, keys) = run(&order, PlayConfig::default(), RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+    assert_eq!(s.moves, 12);
+    assert_eq!(s.desyncs, 0);
+    assert_eq!(s.retries, 0);
+    assert_eq!(s.score, 36, "the game's own score display");
+    assert_eq!(
+        s.final_board,
+        [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]]
+    );
+    assert!(s.final_read_matches);
+    assert_eq!(s.max_tile, 8);
+    // 12 verified moves, then the 13th key (up, chosen on the last frame) finds no more frames
+    assert_eq!(&keys[..12], &KEYS);
+    assert_eq!(keys.len(), 13);
+}
+
+#[test]
+fn a_dropped_key_is_pressed_again() {
+    // frame 5 shown again after the 6th key: the key had no visible effect
+    let order = [0, 1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12];
+    let (s, keys) = run(&order, PlayConfig::default(), RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+    assert_eq!(s.moves, 12);
+    assert_eq!(s.retries, 1);
+    assert_eq!(s.desyncs, 0);
+    assert_eq!(keys[5], Move::Left);
+    assert_eq!(keys[6], Move::Left, "the same key again");
+}
+
+#[test]
+fn a_skipped_frame_is_a_desync_with_a_dump_and_no_more_keys() {
+    // frame 6 missing: after the 6th key the game seems to have made two moves
+    let order = [0, 1, 2, 3, 4, 5, 7, 8, 9];
+    let dump = tempfile::tempdir().unwrap();
+    let cfg = PlayConfig {
+        dump_dir: Some(dump.path().join("d")),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
+    assert_eq!(s.moves, 5);
+    assert_eq!(keys.len(), 6, "no key after the desync");
+    assert!(s.desyncs >= 1);
+    assert!(s.message.contains("desync"));
+    let d = dump.path().join("d");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("desync.json")).unwrap()).unwrap();
+    // the board before the 6th key is frame 5's board; left on it gives, by hand, 4 2 0 0 / 4 0 0 0 / 4 0 0 0 / 4 2 0 0
+    assert_eq!(
+        j["before"],
+        serde_json::json!([[0, 0, 4, 2], [0, 0, 0, 2], [2, 0, 0, 2], [0, 0, 4, 2]])
+    );
+    assert_eq!(
+        j["expected"],
+        serde_json::json!([[4, 2, 0, 0], [2, 0, 0, 0], [4, 0, 0, 0], [4, 2, 0, 0]])
+    );
+    assert!(
+        std::fs::read_dir(&d)
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "png"))
+            .count()
+            >= 2
+    );
+}
+
+#[test]
+fn max_moves_goal_and_ctrl_c_stop_cleanly() {
+    let order: Vec<usize> = (0..=12).collect();
+    let cfg = PlayConfig {
+        max_moves: Some(4),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::MaxMoves);
+    assert_eq!((s.moves, keys.len()), (4, 4));
+
+    // the first 8 appears after the 9th key (frame 9: 8 0 0 0 / ...)
+    let cfg = PlayConfig {
+        goal: Some(8),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Goal);
+    assert_eq!((s.moves, keys.len()), (9, 9));
+
+    let cfg = PlayConfig::default();
+    cfg.stop.store(true, Ordering::SeqCst);
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Interrupted);
+    assert!(keys.is_empty());
+}
+
+#[test]
+fn focus_lost_stops_before_the_key() {
+    let order: Vec<usize> = (0..=12).collect();
+    let sink = RecordingSink {
+        fail_from: Some(3),
+        ..RecordingSink::default()
+    };
+    let (s, keys) = run(&order, PlayConfig::default(), sink);
+    assert_eq!(s.stop_reason, StopReason::FocusLost);
+    assert_eq!(s.moves, 3);
+    assert_eq!(keys.len(), 3);
+}
+
+#[test]
+fn a_record_directory_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let order: Vec<usize> = (0..=12).collect();
+    let cfg = PlayConfig {
+        record: Some(rec.clone()),
+        max_moves: Some(6),
+        ..PlayConfig::default()
+    };
+    let (s, _) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.moves, 6);
+    let lines = std::fs::read_to_string(rec.join("log.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 7, "start + 6 moves");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rec.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["moves"], 6);
+    // the recording itself replays to the same board
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_dir(&rec).unwrap(),
+        keys: RecordingSink::default(),
+    };
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let mut solver = Scripted::load();
+    let again = play(&mut game, &mut reader, &mut solver, &PlayConfig::default());
+    assert_eq!(again.moves, 6);
+    assert_eq!(again.final_board, s.final_board);
+    assert_eq!(again.desyncs, 0);
+}

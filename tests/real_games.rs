@@ -1,1 +1,509 @@
-//! Tests: real_games.
+//! Tests: the real games under Xvfb (gnome-2048, 2048-qt, the classic web game in Chromium).
+//!
+//! Each test brings up its own Xvfb display, openbox and one game through `scripts/games.sh`
+//! (the project's own launcher), runs the `bot2048` binary against it, and stops everything it
+//! started when done. The tests run one at a time (a lock): the games animate on the CPU.
+//!
+//! Outside CI, a machine without Xvfb or the games skips these tests with a loud message on
+//! stderr; with `CI=true` they fail instead.
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_bot2048")
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// What a real-game test needs on the machine.
+fn missing_tools() -> Vec<&'static str> {
+    let need = [
+        ("/usr/bin/Xvfb", "Xvfb"),
+        ("/usr/bin/openbox", "openbox"),
+        ("/usr/bin/xdotool", "xdotool"),
+        ("/usr/bin/xdpyinfo", "xdpyinfo"),
+        ("/usr/games/gnome-2048", "gnome-2048"),
+        ("/usr/games/2048-qt", "2048-qt"),
+        ("/usr/bin/chromium", "chromium"),
+    ];
+    need.iter()
+        .filter(|(p, _)| !Path::new(p).exists())
+        .map(|(_, n)| *n)
+        .collect()
+}
+
+/// True when the test may run; prints a loud skip message otherwise (panics in CI).
+fn can_run(test: &str) -> bool {
+    let missing = missing_tools();
+    if missing.is_empty() {
+        return true;
+    }
+    if in_ci() {
+        panic!("{test}: CI=true but these are missing: {missing:?} (run scripts/games.sh install)");
+    }
+    eprintln!(
+        "\n!!!!!!!! SKIPPED {test}: no virtual display / games on this machine (missing {missing:?}); \
+         run `scripts/games.sh install` as root to enable the real-game tests !!!!!!!!\n"
+    );
+    false
+}
+
+/// One display with one game, stopped on drop.
+struct Session {
+    display: u32,
+    state: tempfile::TempDir,
+}
+
+impl Session {
+    fn start(display: u32, game: &str, seed: Option<&str>) -> Session {
+        let state = tempfile::tempdir().expect("temp dir");
+        let s = Session { display, state };
+        let mut cmd = s.games();
+        cmd.args(["start", game]);
+        if let Some(seed) = seed {
+            cmd.env("SEED", seed);
+        }
+        let out = cmd.output().expect("run scripts/games.sh");
+        assert!(
+            out.status.success(),
+            "scripts/games.sh start {game} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        s
+    }
+
+    fn games(&self) -> Command {
+        let mut c = Command::new(root().join("scripts/games.sh"));
+        c.env("DISPLAY_NUM", self.display.to_string())
+            .env("STATE_DIR", self.state.path())
+            .env("WEB_PORT", (18000 + self.display).to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    fn env(&self, c: &mut Command) {
+        c.env("DISPLAY", format!(":{}", self.display))
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_SESSION_TYPE", "x11");
+    }
+
+    fn bot(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        self.env(&mut c);
+        c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c
+    }
+
+    fn sh(&self, script: &str) -> Output {
+        let mut c = Command::new("bash");
+        self.env(&mut c);
+        c.args(["-c", script]).output().expect("bash")
+    }
+
+    /// X window id of the first visible window whose title matches `re`.
+    fn window_id(&self, re: &str) -> Option<String> {
+        let out = self.sh(&format!(
+            "xdotool search --onlyvisible --name '{re}' | head -1"
+        ));
+        let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (!id.is_empty()).then_some(id)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.games().arg("stop").output();
+    }
+}
+
+/// Runs `bot2048 play` to the end; returns the JSON summary and the exit code.
+fn play(s: &Session, args: &[&str]) -> (Value, i32, String) {
+    let mut full = vec!["play", "--json"];
+    full.extend_from_slice(args);
+    let out = s.bot(&full).output().expect("run bot2048");
+    summary_of(out)
+}
+
+fn summary_of(out: Output) -> (Value, i32, String) {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let v: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}); stdout: {stdout}\nstderr: {stderr}"));
+    (v, out.status.code().unwrap_or(-1), stderr)
+}
+
+fn wait_child(mut child: Child, within: Duration) -> Output {
+    let end = Instant::now() + within;
+    while Instant::now() < end {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("output");
+    panic!(
+        "bot2048 did not stop within {within:?}; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn assert_keys(v: &Value) {
+    for k in [
+        "moves",
+        "score",
+        "max_tile",
+        "desyncs",
+        "retries",
+        "moves_per_sec",
+        "stop_reason",
+    ] {
+        assert!(v.get(k).is_some(), "summary lacks `{k}`: {v}");
+    }
+}
+
+/// At least 300 moves or to game over, no desync, the last read equal to the mirror.
+fn long_game(display: u32, game: &str, title: &str) {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run(game) {
+        return;
+    }
+    let s = Session::start(display, game, None);
+    let rec = s.state.path().join("record");
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            title,
+            "--max-moves",
+            "300",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    eprintln!("{game}: {v}");
+    assert_keys(&v);
+    let reason = v["stop_reason"].as_str().unwrap_or_default().to_string();
+    assert!(
+        reason == "max_moves" || reason == "game_over",
+        "{game} stopped early: {v}\n{err}"
+    );
+    if reason == "max_moves" {
+        assert_eq!(v["moves"], 300, "{v}");
+    }
+    assert_eq!(code, 0, "{v}\n{err}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+    // the recording holds one frame per verified move plus the start
+    let frames = std::fs::read_dir(rec.join("frames"))
+        .map(|d| d.count())
+        .unwrap_or(0) as u64;
+    assert_eq!(frames, v["moves"].as_u64().unwrap() + 1, "{v}");
+    let log = std::fs::read_to_string(rec.join("log.jsonl")).unwrap_or_default();
+    assert_eq!(log.lines().count() as u64, frames);
+}
+
+#[test]
+fn gnome_2048_plays_300_moves_without_desync() {
+    long_game(121, "gnome", "GNOME 2048");
+}
+
+#[test]
+fn qt_2048_plays_300_moves_without_desync() {
+    long_game(122, "qt", "2048 Game");
+}
+
+#[test]
+fn web_2048_plays_300_moves_without_desync() {
+    long_game(123, "web", "2048");
+}
+
+/// One move before 2048 (two 1024s side by side): `--on-win continue` passes the "You win!"
+/// overlay by its "Keep going" button and plays on.
+#[test]
+fn web_2048_continues_past_the_win_overlay() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("web win") {
+        return;
+    }
+    let s = Session::start(124, "web", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "2048",
+            "--max-moves",
+            "8",
+            "--on-win",
+            "continue",
+        ],
+    );
+    eprintln!("web win: {v}");
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["moves"], 8);
+    assert_eq!(v["wins_continued"], 1, "{v}");
+    assert!(v["max_tile"].as_u64().unwrap() >= 2048, "{v}");
+    assert_eq!(v["desyncs"], 0);
+    assert_eq!(v["final_read_matches"], true);
+}
+
+/// gnome-2048's win dialog is closed (Escape, sent only to that dialog) and play goes on.
+#[test]
+fn gnome_2048_continues_past_the_win_dialog() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("gnome win") {
+        return;
+    }
+    let s = Session::start(125, "gnome", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "GNOME 2048",
+            "--max-moves",
+            "6",
+            "--on-win",
+            "continue",
+        ],
+    );
+    eprintln!("gnome win: {v}");
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["wins_continued"], 1, "{v}");
+    assert_eq!(v["desyncs"], 0);
+}
+
+/// `--on-win stop` stops at the 2048 tile with reason `won`.
+#[test]
+fn web_2048_stops_at_the_win_when_asked() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("web win stop") {
+        return;
+    }
+    let s = Session::start(126, "web", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
+    let (v, code, err) = play(
+        &s,
+        &["--window", "2048", "--max-moves", "20", "--on-win", "stop"],
+    );
+    assert_eq!(v["stop_reason"], "won", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["max_tile"], 2048);
+}
+
+/// A board one move from its end, worked out by hand: only left or right is legal (the two 32s
+/// merge); the new tile lands in the one empty cell, whose neighbours are 8 or 16 and 64, and no
+/// other pair touches, so whatever spawns (2 or 4) no move is left. The bot makes that move and
+/// stops cleanly with `game_over` (the game's own game-over dialog may come first: then it stops
+/// on that, before verifying the move).
+#[test]
+fn gnome_2048_near_its_end_stops_with_game_over() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("gnome end") {
+        return;
+    }
+    let s = Session::start(
+        127,
+        "gnome",
+        Some("8 16 8 16;16 8 16 8;8 16 8 16;16 8 32 32"),
+    );
+    let (v, code, err) = play(&s, &["--window", "GNOME 2048", "--max-moves", "50"]);
+    eprintln!("gnome end: {v}");
+    assert_eq!(v["stop_reason"], "game_over", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert!(v["moves"].as_u64().unwrap() <= 1, "{v}");
+    assert_eq!(v["desyncs"], 0);
+}
+
+/// The window closed mid-game: the bot stops with `window_gone` (exit 4) and presses nothing more.
+#[test]
+fn drill_window_closed_mid_game() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("drill close") {
+        return;
+    }
+    let s = Session::start(128, "qt", None);
+    let child = s
+        .bot(&["play", "--json", "--window", "2048 Game"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(4));
+    let out = s
+        .games()
+        .args(["stop-game", "qt"])
+        .output()
+        .expect("stop-game");
+    assert!(out.status.success());
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
+    eprintln!("drill close: {v}");
+    assert_eq!(v["stop_reason"], "window_gone", "{v}\n{err}");
+    assert_eq!(code, 4);
+    assert!(v["moves"].as_u64().unwrap() > 0);
+}
+
+/// Image of window `id` through xcap's own command-free route: `import` is not installed, so the
+/// tests read the window with `bot2048 advise --once --json` instead, which prints the board.
+fn board_of(s: &Session, title: &str) -> Option<Value> {
+    let out = s
+        .bot(&["advise", "--once", "--json", "--window", title])
+        .output()
+        .ok()?;
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()?
+        .to_string();
+    serde_json::from_str::<Value>(&line)
+        .ok()
+        .map(|v| v["board"].clone())
+}
+
+/// Focus taken away by another game window that does not overlap the board: with `--focus start`
+/// the bot stops (`focus_lost`) and the other game's board does not change (no key went there).
+#[test]
+fn drill_focus_taken_away_stops_without_keys_elsewhere() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("drill focus") {
+        return;
+    }
+    let s = Session::start(129, "gnome", None);
+    let out = s.games().args(["start", "qt"]).output().expect("start qt");
+    assert!(out.status.success());
+    let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
+    let qt = s.window_id("^2048 Game$").expect("qt window");
+    s.sh(&format!(
+        "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
+    ));
+    let qt_before = board_of(&s, "2048 Game").expect("read qt");
+    let child = s
+        .bot(&[
+            "play",
+            "--json",
+            "--window",
+            "GNOME 2048",
+            "--focus",
+            "start",
+        ])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(4));
+    s.sh(&format!("xdotool windowactivate --sync {qt}"));
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
+    eprintln!("drill focus: {v}");
+    assert_eq!(v["stop_reason"], "focus_lost", "{v}\n{err}");
+    assert_eq!(code, 4);
+    assert_eq!(v["desyncs"], 0);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        board_of(&s, "2048 Game").expect("read qt"),
+        qt_before,
+        "a key reached the other game"
+    );
+}
+
+/// Focus taken away with `--focus activate`: the bot takes it back and plays on.
+#[test]
+fn drill_focus_taken_away_recovers_with_activate() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("drill focus activate") {
+        return;
+    }
+    let s = Session::start(130, "gnome", None);
+    let out = s.games().args(["start", "qt"]).output().expect("start qt");
+    assert!(out.status.success());
+    let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
+    let qt = s.window_id("^2048 Game$").expect("qt window");
+    s.sh(&format!(
+        "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
+    ));
+    let qt_before = board_of(&s, "2048 Game").expect("read qt");
+    let child = s
+        .bot(&[
+            "play",
+            "--json",
+            "--window",
+            "GNOME 2048",
+            "--focus",
+            "activate",
+            "--max-moves",
+            "30",
+        ])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(4));
+    s.sh(&format!("xdotool windowactivate --sync {qt}"));
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
+    eprintln!("drill focus activate: {v}");
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["desyncs"], 0);
+    assert_eq!(
+        board_of(&s, "2048 Game").expect("read qt"),
+        qt_before,
+        "a key reached the other game"
+    );
+}
+
+/// Another program's window covers the board: the bot stops (`covered`) and its keys never reach
+/// the covering window.
+#[test]
+fn drill_covered_by_another_window() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("drill cover") {
+        return;
+    }
+    let s = Session::start(131, "gnome", None);
+    let child = s
+        .bot(&["play", "--json", "--window", "GNOME 2048"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(4));
+    // xmessage maps a window on top, in the middle of the screen, over the board
+    let mut cover = Command::new("xmessage");
+    s.env(&mut cover);
+    let mut cover = cover
+        .args(["-center", "-geometry", "700x500", "covering the game"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("xmessage");
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
+    let _ = cover.kill();
+    let _ = cover.wait();
+    eprintln!("drill cover: {v}");
+    let reason = v["stop_reason"].as_str().unwrap_or_default().to_string();
+    assert!(reason == "covered" || reason == "focus_lost", "{v}\n{err}");
+    assert_eq!(code, 4);
+    assert_eq!(v["desyncs"], 0);
+}
+
+/// The mouse failsafe: moving the pointer stops the bot before its next key.
+#[test]
+fn drill_mouse_moved_stops_the_bot() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("drill mouse") {
+        return;
+    }
+    let s = Session::start(132, "qt", None);
+    let child = s
+        .bot(&["play", "--json", "--window", "2048 Game"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(3));
+    s.sh("xdotool mousemove 5 5; xdotool mousemove 40 40");
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(10)));
+    assert_eq!(v["stop_reason"], "user_moved", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["desyncs"], 0);
+}

@@ -1,1 +1,282 @@
-//! capture stage (under construction).
+//! Capture stage: frames of a 2048 game, from a real window, a monitor region, or recorded files.
+//!
+//! - [`Frame`]: one RGBA image, where its top-left pixel sits on the root window, when it was taken.
+//! - [`FrameSource`]: the seam the play loop reads from. Implementations: [`WindowSource`] (xcap
+//!   capture of one top-level window found by title or app name), [`RegionSource`] (a rectangle of a
+//!   monitor, the fallback when the game has no window of its own), [`ReplaySource`] (PNG files or a
+//!   `--record` directory, for tests without a display).
+//! - [`settle`]: waits until the board region stops changing for a quiet window (default 100 ms),
+//!   never a fixed sleep alone; also rejects covered (black) frames.
+//! - [`x11`]: the window-manager queries (stacking order, focus, activation) over one x11rb
+//!   connection, shared with the input stage.
+//!
+//! Errors are [`CaptureError`]; xcap's one big error enum is mapped into it here.
+use std::time::Instant;
+
+pub mod region;
+pub mod replay;
+pub mod settle;
+pub mod window;
+pub mod x11;
+
+pub use region::RegionSource;
+pub use replay::ReplaySource;
+pub use settle::{settle, SettleOptions, Settled};
+pub use window::WindowSource;
+
+/// One captured image of a game.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The pixels, RGBA, 1 image pixel = 1 screen pixel (scale 1 under Xvfb).
+    pub image: image::RgbaImage,
+    /// Position of the image's top-left pixel on the root window (screen pixels); (0, 0) for replays.
+    pub origin: (i32, i32),
+    /// When the capture finished.
+    pub taken_at: Instant,
+}
+
+/// A rectangle in pixels: `x`, `y` of the top-left corner, `width`, `height`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Rect {
+    /// Left edge, pixels.
+    pub x: i32,
+    /// Top edge, pixels.
+    pub y: i32,
+    /// Width, pixels.
+    pub width: u32,
+    /// Height, pixels.
+    pub height: u32,
+}
+
+impl Rect {
+    /// Parses `x,y,w,h` (pixels, integers, w and h > 0).
+    ///
+    /// # Errors
+    /// A message naming what is wrong.
+    pub fn parse(s: &str) -> Result<Rect, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        if parts.len() != 4 {
+            return Err(format!("region `{s}`: expected x,y,w,h (4 integers)"));
+        }
+        let num = |i: usize| {
+            parts[i]
+                .parse::<i64>()
+                .map_err(|_| format!("region `{s}`: `{}` is not an integer", parts[i]))
+        };
+        let (x, y, w, h) = (num(0)?, num(1)?, num(2)?, num(3)?);
+        if w <= 0 || h <= 0 || w > 65535 || h > 65535 {
+            return Err(format!("region `{s}`: width and height must be 1..=65535"));
+        }
+        let (x, y) = (
+            i32::try_from(x).map_err(|_| format!("region `{s}`: x out of range"))?,
+            i32::try_from(y).map_err(|_| format!("region `{s}`: y out of range"))?,
+        );
+        Ok(Rect {
+            x,
+            y,
+            width: w as u32,
+            height: h as u32,
+        })
+    }
+
+    /// True when the two rectangles share at least one pixel.
+    pub fn intersects(&self, other: &Rect) -> bool {
+        let (ax2, ay2) = (self.x + self.width as i32, self.y + self.height as i32);
+        let (bx2, by2) = (other.x + other.width as i32, other.y + other.height as i32);
+        self.x < bx2 && other.x < ax2 && self.y < by2 && other.y < ay2
+    }
+
+    /// This rectangle clipped to an image of `width` x `height` pixels; `None` if nothing is left.
+    pub fn clip(&self, width: u32, height: u32) -> Option<Rect> {
+        let x0 = self.x.max(0);
+        let y0 = self.y.max(0);
+        let x1 = (self.x + self.width as i32).min(width as i32);
+        let y1 = (self.y + self.height as i32).min(height as i32);
+        (x1 > x0 && y1 > y0).then(|| Rect {
+            x: x0,
+            y: y0,
+            width: (x1 - x0) as u32,
+            height: (y1 - y0) as u32,
+        })
+    }
+}
+
+/// Why a frame could not be had, or must not be trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// No X display could be opened (DISPLAY unset or wrong, or Xvfb not running).
+    #[error("no X display: {0} (is DISPLAY set and the X server running?)")]
+    NoDisplay(String),
+    /// The display has no EWMH window manager (`_NET_CLIENT_LIST_STACKING` missing), so windows
+    /// cannot be listed; run one (e.g. openbox), or use `--region`.
+    #[error("no EWMH window manager on the display (windows cannot be listed); start one, e.g. openbox, or use --region")]
+    NoWindowManager,
+    /// No top-level window matched the title or app name; the list holds the titles seen.
+    #[error("no window matches `{wanted}`; windows seen: {seen:?}")]
+    WindowNotFound {
+        /// What the user asked for.
+        wanted: String,
+        /// Titles of the windows on the display.
+        seen: Vec<String>,
+    },
+    /// The game window was there and is gone (closed, or the game quit).
+    #[error("the game window is gone (closed or the game quit)")]
+    WindowGone,
+    /// Another window is stacked above the game and overlaps it, or the board captured as black
+    /// (covered: there is no compositor, covered pixels come back #000000).
+    #[error("the game is covered: {0}")]
+    Occluded(String),
+    /// The window is minimised (iconic) and shows nothing.
+    #[error("the game window is minimised")]
+    Minimized,
+    /// A replay ran out of frames.
+    #[error("no more recorded frames")]
+    EndOfReplay,
+    /// Any other failure of the capture backend (xcap, X protocol, image files).
+    #[error("capture failed: {0}")]
+    Backend(String),
+}
+
+/// A source of frames of one game.
+pub trait FrameSource {
+    /// Captures (or loads) the next frame.
+    ///
+    /// # Errors
+    /// [`CaptureError`]: the window is gone, covered, the display is unusable, a replay has ended.
+    fn next_frame(&mut self) -> Result<Frame, CaptureError>;
+
+    /// Called by the play loop right after it pressed a key (or decided to press none), so that a
+    /// replay can move on to the frames recorded after that key. Live sources ignore it.
+    fn key_sent(&mut self) {}
+}
+
+impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
+    fn next_frame(&mut self) -> Result<Frame, CaptureError> {
+        (**self).next_frame()
+    }
+    fn key_sent(&mut self) {
+        (**self).key_sent()
+    }
+}
+
+/// Fraction (0.0..=1.0) of pure black (#000000) pixels in `region` of `image` (the whole image when
+/// `None`), sampled every 2nd pixel in both directions. Covered parts of a window capture as pure
+/// black under X without a compositor; the games never paint pure black on their boards.
+pub fn black_fraction(image: &image::RgbaImage, region: Option<Rect>) -> f64 {
+    let r = region
+        .and_then(|r| r.clip(image.width(), image.height()))
+        .unwrap_or(Rect {
+            x: 0,
+            y: 0,
+            width: image.width(),
+            height: image.height(),
+        });
+    let (mut black, mut total) = (0u64, 0u64);
+    for y in (r.y as u32..r.y as u32 + r.height).step_by(2) {
+        for x in (r.x as u32..r.x as u32 + r.width).step_by(2) {
+            let p = image.get_pixel(x, y).0;
+            total += 1;
+            if p[0] == 0 && p[1] == 0 && p[2] == 0 {
+                black += 1;
+            }
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        black as f64 / total as f64
+    }
+}
+
+/// Largest black fraction of a board region that is still trusted (0.2 %): anti-aliased text never
+/// reaches pure black in the three games; a covering window gives whole black blocks.
+pub const MAX_BLACK_FRACTION: f64 = 0.002;
+
+pub(crate) fn map_xcap(e: xcap::XCapError) -> CaptureError {
+    let msg = e.to_string();
+    if msg.contains("_NET_CLIENT_LIST_STACKING") {
+        CaptureError::NoWindowManager
+    } else if matches!(e, xcap::XCapError::XcbConnError(_)) {
+        CaptureError::NoDisplay(msg)
+    } else {
+        CaptureError::Backend(msg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rect_parse_and_clip() {
+        assert_eq!(
+            Rect::parse("10, 20,30,40"),
+            Ok(Rect {
+                x: 10,
+                y: 20,
+                width: 30,
+                height: 40
+            })
+        );
+        assert!(Rect::parse("1,2,3").is_err());
+        assert!(Rect::parse("1,2,0,4").is_err());
+        assert!(Rect::parse("a,2,3,4").is_err());
+        let r = Rect {
+            x: -5,
+            y: 90,
+            width: 20,
+            height: 20,
+        };
+        assert_eq!(
+            r.clip(100, 100),
+            Some(Rect {
+                x: 0,
+                y: 90,
+                width: 15,
+                height: 10
+            })
+        );
+        assert_eq!(
+            Rect {
+                x: 100,
+                y: 0,
+                width: 5,
+                height: 5
+            }
+            .clip(100, 100),
+            None
+        );
+        assert!(r.intersects(&Rect {
+            x: 14,
+            y: 109,
+            width: 1,
+            height: 1
+        }));
+        assert!(!r.intersects(&Rect {
+            x: 15,
+            y: 109,
+            width: 1,
+            height: 1
+        }));
+    }
+
+    #[test]
+    fn black_fraction_counts_pure_black_only() {
+        let mut img = image::RgbaImage::from_pixel(10, 10, image::Rgba([1, 0, 0, 255]));
+        assert_eq!(black_fraction(&img, None), 0.0);
+        for y in 0..10 {
+            for x in 0..4 {
+                img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+            }
+        }
+        // sampled columns 0,2,4,6,8 -> 2 of 5 black
+        assert!((black_fraction(&img, None) - 0.4).abs() < 1e-9);
+        let right = Rect {
+            x: 4,
+            y: 0,
+            width: 6,
+            height: 10,
+        };
+        assert_eq!(black_fraction(&img, Some(right)), 0.0);
+    }
+}

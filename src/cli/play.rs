@@ -1,15 +1,217 @@
-//! `bot2048 play` (being built).
+//! `bot2048 play`: plays a real 2048 window until game over (or another stop reason).
+//!
+//! Exit codes: 0 = a normal end (game over, won with `--on-win stop`, goal, max moves, Ctrl-C,
+//! the mouse failsafe); 2 = bad arguments; 3 = desync (a dump was written); 4 = any other stop
+//! (window gone, covered, focus lost, key without effect, unreadable board); 1 = setup errors
+//! (no display, window not found, unknown solver or profile).
+use crate::capture::{Rect, RegionSource, SettleOptions};
+use crate::input::FocusMode;
+use crate::play::live::LiveGame;
+use crate::play::{self, OnWin, PlayConfig, Summary};
+use crate::solver::{self, SolverOptions};
+use crate::vision::{Profile, ProfileChoice, Reader};
+use anyhow::Context;
 use clap::Args;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Where the game is, and how to read it (shared by `play` and `advise`).
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// The game window: its title (exact, then case-insensitive, then a substring) or app name
+    /// (WM_CLASS), e.g. "GNOME 2048", "2048 Game", "2048".
+    #[arg(long, short = 'w', value_name = "TITLE")]
+    pub window: Option<String>,
+    /// Capture this rectangle of the screen instead of the window: x,y,w,h in screen pixels.
+    /// `play` still needs --window for the keys (to check that the game has the focus).
+    #[arg(long, value_name = "X,Y,W,H", value_parser = Rect::parse)]
+    pub region: Option<Rect>,
+    /// Calibration profile: a built-in name (gnome-2048, 2048-qt, web-2048) or a TOML path;
+    /// default: the built-in profile that fits.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub profile: Option<String>,
+    /// Solver to use.
+    #[arg(long, default_value = "expectimax", value_name = "NAME")]
+    pub solver: String,
+    /// Search depth of the solver (solver-specific meaning; default: the solver's own).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Time budget per move of the solver, ms (default: the solver's own).
+    #[arg(long, value_name = "MS")]
+    pub time_ms: Option<u64>,
+    /// The board must stay unchanged this long before a frame is used, ms.
+    #[arg(long, default_value_t = 100, value_name = "MS")]
+    pub quiet_ms: u64,
+    /// Give up waiting for a settled board after this long, ms.
+    #[arg(long, default_value_t = 1500, value_name = "MS")]
+    pub settle_timeout_ms: u64,
+    /// After a key, use a frame once the board has been still this long (ms) if it already reads
+    /// as exactly the expected board plus one new tile (the mirror); 0 = always wait --quiet-ms.
+    #[arg(long, default_value_t = 30, value_name = "MS")]
+    pub early_ms: u64,
+}
+
+impl TargetArgs {
+    /// The reader for `--profile`.
+    ///
+    /// # Errors
+    /// The profile cannot be loaded.
+    pub fn reader(&self) -> anyhow::Result<Reader> {
+        let choice = match &self.profile {
+            Some(p) => ProfileChoice::Given(
+                Profile::load(p).with_context(|| format!("loading profile `{p}`"))?,
+            ),
+            None => ProfileChoice::Auto,
+        };
+        Ok(Reader::new(choice))
+    }
+
+    /// The solver for `--solver`, `--depth`, `--time-ms`.
+    ///
+    /// # Errors
+    /// Unknown solver name.
+    pub fn solver(&self) -> anyhow::Result<Box<dyn solver::Solver>> {
+        let opts = SolverOptions {
+            depth: self.depth,
+            time_ms: self.time_ms,
+        };
+        solver::by_name(&self.solver, &opts).with_context(|| {
+            format!(
+                "solver `{}` (known: {})",
+                self.solver,
+                solver::SOLVER_NAMES.join(", ")
+            )
+        })
+    }
+
+    /// Settle options from the knobs.
+    pub fn settle(&self) -> SettleOptions {
+        SettleOptions {
+            quiet_ms: self.quiet_ms,
+            timeout_ms: self.settle_timeout_ms,
+            ..SettleOptions::default()
+        }
+    }
+}
 
 /// Arguments of `bot2048 play`.
 #[derive(Debug, Args)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    /// Which game and how to read and solve it.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// At the 2048 tile: `continue` passes the game's win screen ("Keep going", closing gnome's
+    /// dialog) and plays on; `stop` stops with reason `won`.
+    #[arg(long, value_enum, default_value = "continue")]
+    pub on_win: OnWin,
+    /// Stop when a tile of this value appears.
+    #[arg(long, value_name = "TILE")]
+    pub goal: Option<u32>,
+    /// Stop after this many moves.
+    #[arg(long, value_name = "N")]
+    pub max_moves: Option<u64>,
+    /// How the game gets the keyboard focus: `start` activates it once and stops if it is taken
+    /// away; `activate` re-activates it whenever needed; `click` clicks the board; `never` only
+    /// presses while it already has the focus.
+    #[arg(long, value_enum, default_value = "start")]
+    pub focus: FocusMode,
+    /// Save every frame used and a JSON-lines log here (replayable test data).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// Print the summary as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Do not stop when the mouse moves (by default moving the mouse stops the bot: the failsafe).
+    #[arg(long)]
+    pub no_failsafe: bool,
+}
+
+/// Sets the Ctrl-C handler once; returns the flag it raises.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    FLAG.get_or_init(|| {
+        let f = Arc::new(AtomicBool::new(false));
+        let g = f.clone();
+        let _ = ctrlc::set_handler(move || {
+            if g.swap(true, Ordering::SeqCst) {
+                // second Ctrl-C: leave now (no key is held between presses)
+                std::process::exit(130);
+            }
+        });
+        f
+    })
+    .clone()
+}
+
+/// Prints the summary (human text on stderr, or JSON on stdout).
+pub fn print_summary(s: &Summary, json: bool) {
+    if json {
+        println!("{}", serde_json::to_string(s).unwrap_or_default());
+        return;
+    }
+    eprintln!(
+        "stopped: {:?}: {}\nmoves {}  score {}  max tile {}  desyncs {}  retries {}  {:.2} moves/s  \
+         (frame->key {:.1} ms, key->settled {:.1} ms, solver {:.1} ms; medians)",
+        s.stop_reason,
+        s.message,
+        s.moves,
+        s.score,
+        s.max_tile,
+        s.desyncs,
+        s.retries,
+        s.moves_per_sec,
+        s.frame_to_key_ms,
+        s.key_to_settled_ms,
+        s.solve_ms
+    );
+    if let Some(d) = &s.dump {
+        eprintln!("desync dump: {d}");
+    }
+}
 
 /// Runs `bot2048 play`.
 ///
 /// # Errors
-/// Always, until this subcommand is built.
-pub fn run(_args: PlayArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`bot2048 play` is not built yet")
+/// Setup errors (display, window, solver, profile, recording directory).
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let t = &args.target;
+    let Some(window) = &t.window else {
+        anyhow::bail!("`play` needs --window TITLE (keys are pressed only into that window, after checking its focus)");
+    };
+    let mut reader = t.reader()?;
+    let mut solver = t.solver()?;
+    let mut game = LiveGame::open(window, args.focus)
+        .with_context(|| format!("opening the game window `{window}`"))?;
+    if let Some(r) = t.region {
+        game.region = Some(RegionSource::new(r).context("capturing --region")?);
+    }
+    game.keys.set_failsafe(!args.no_failsafe);
+    let cfg = PlayConfig {
+        on_win: args.on_win,
+        goal: args.goal,
+        max_moves: args.max_moves,
+        settle: t.settle(),
+        progress: !args.quiet && !args.json,
+        record: args.record.clone(),
+        stop: interrupt_flag(),
+        ..PlayConfig::default()
+    };
+    if !args.quiet && !args.json {
+        let i = game.src.info();
+        eprintln!(
+            "bot2048: playing `{}` ({}, window {:#x}) with {}; move the mouse or press Ctrl-C to stop",
+            i.title,
+            i.class,
+            i.id,
+            solver.name()
+        );
+    }
+    let summary = play::play(&mut game, &mut reader, solver.as_mut(), &cfg);
+    print_summary(&summary, args.json);
+    Ok(ExitCode::from(summary.stop_reason.exit_code()))
 }

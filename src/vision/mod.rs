@@ -1,1 +1,647 @@
-//! vision stage (under construction).
+//! Vision: finds the 2048 grid in a screenshot and reads every cell, through a calibration
+//! profile.
+//!
+//! Pipeline (one file a stage): [`grid`] finds the lattice of cells drawn in the profile's board
+//! colour (or, under a semi-transparent overlay, in that colour shaded by the overlay, which also
+//! gives the "game over" / "won" status); [`cells`] reads each cell from its background colour and
+//! its digits ([`glyph`] templates), never guessing: a cell below [`MIN_CONFIDENCE`] is reported
+//! with a [`CellProblem`]. [`Reader`] remembers the grid between frames and then only samples the
+//! known cells (after checking the gaps are still where they were). [`calibrate::Learner`] makes
+//! profiles from (image, known board) pairs; [`annotate`] draws what was read.
+//!
+//! ```no_run
+//! use bot2048::vision::{Profile, ProfileChoice, Reader};
+//! let img = image::open("shot.png").unwrap().to_rgba8();
+//! let mut reader = Reader::new(ProfileChoice::Given(Profile::load("web-2048").unwrap()));
+//! let reading = reader.read(&img).unwrap();
+//! println!("{:?}", reading.values());
+//! ```
+pub mod annotate;
+pub mod calibrate;
+pub mod cells;
+pub mod colour;
+mod freeform;
+pub mod glyph;
+pub mod grid;
+pub mod io;
+pub mod labels;
+pub mod profile;
+
+pub use colour::Rgb;
+pub use grid::{CellRect, GridRect};
+pub use profile::{Profile, ProfileError};
+
+use cells::{read_cell, CellOutcome};
+use glyph::TemplateSet;
+use image::RgbaImage;
+use serde::Serialize;
+use std::fmt;
+
+/// Confidence (0..=1) below which a cell is unreadable.
+pub const MIN_CONFIDENCE: f32 = 0.5;
+/// Share of sampled gap points that must still show the board colour for a remembered grid
+/// to be reused.
+const MIN_TRACK_SHARE: f32 = 0.6;
+
+/// Which profile to read with.
+#[derive(Clone, Debug)]
+pub enum ProfileChoice {
+    /// Try every built-in profile and keep the one that reads the most cells.
+    Auto,
+    /// This profile only.
+    Given(Profile),
+}
+
+/// What the board says beyond its cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardStatus {
+    /// Every cell read; moves remain.
+    Ok,
+    /// A "game over" overlay was seen, or every cell was read and no move is legal.
+    GameOver,
+    /// A "you win" overlay was seen.
+    Won,
+    /// At least one cell could not be read (see [`Reading::issues`]).
+    Unreadable,
+}
+
+impl fmt::Display for BoardStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BoardStatus::Ok => "ok",
+            BoardStatus::GameOver => "game_over",
+            BoardStatus::Won => "won",
+            BoardStatus::Unreadable => "unreadable",
+        })
+    }
+}
+
+/// One cell as read.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CellRead {
+    /// Tile value (0 = empty), or `None` when unreadable.
+    pub value: Option<u32>,
+    /// Confidence 0..=1; below [`MIN_CONFIDENCE`] the value is `None`.
+    pub confidence: f32,
+}
+
+/// Why a cell could not be read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CellProblem {
+    /// The cell's background is no colour of the profile (black = an occluded window area).
+    UnknownColour {
+        /// Dominant colour seen in the cell's edge ring.
+        seen: Rgb,
+    },
+    /// Something that is neither tile nor digit covers the cell's centre (share 0..=1).
+    Occluded {
+        /// Share of foreign pixels.
+        foreign: f32,
+    },
+    /// The background is a tile's, but its digits could not be matched.
+    DigitsUnreadable {
+        /// Glyphs found.
+        glyphs: usize,
+    },
+    /// Several values fit equally well.
+    Ambiguous {
+        /// The values.
+        values: Vec<u32>,
+    },
+    /// The colour says one value, the digits clearly another.
+    ColourDigitsDisagree {
+        /// Value by colour.
+        colour: u32,
+        /// Value by digits.
+        digits: u32,
+    },
+}
+
+impl fmt::Display for CellProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CellProblem::UnknownColour { seen } => {
+                write!(f, "background {seen} is not a colour of the profile")?;
+                if seen.dist(Rgb::BLACK) < 8 {
+                    write!(f, " (black: covered by another window?)")?;
+                }
+                Ok(())
+            }
+            CellProblem::Occluded { foreign } => {
+                write!(
+                    f,
+                    "covered by something else ({:.0}% foreign pixels)",
+                    foreign * 100.0
+                )
+            }
+            CellProblem::DigitsUnreadable { glyphs } => {
+                write!(f, "tile colour but digits not recognised ({glyphs} glyphs)")
+            }
+            CellProblem::Ambiguous { values } => write!(f, "ambiguous between {values:?}"),
+            CellProblem::ColourDigitsDisagree { colour, digits } => {
+                write!(f, "colour says {colour} but digits look like {digits}")
+            }
+        }
+    }
+}
+
+/// An unreadable cell: where and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CellIssue {
+    /// Row, 0 = top.
+    pub row: usize,
+    /// Column, 0 = left.
+    pub col: usize,
+    /// Why.
+    pub problem: CellProblem,
+}
+
+/// The board as read from one image.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reading {
+    /// Where the cells are, in image pixels.
+    pub grid: GridRect,
+    /// Cells, row-major, `rows * cols`.
+    pub cells: Vec<CellRead>,
+    /// Overlay / end-of-game / readability status.
+    pub status: BoardStatus,
+    /// Name of the profile used.
+    pub profile: String,
+    /// The unreadable cells and why (empty when every cell was read).
+    pub issues: Vec<CellIssue>,
+}
+
+impl Reading {
+    /// Values by row (0 = empty), or `None` if any cell is unreadable.
+    pub fn values(&self) -> Option<Vec<Vec<u32>>> {
+        let cols = self.grid.cols;
+        self.cells
+            .chunks(cols)
+            .map(|row| row.iter().map(|c| c.value).collect::<Option<Vec<u32>>>())
+            .collect()
+    }
+
+    /// Values by row with `None` for unreadable cells.
+    pub fn cells_by_row(&self) -> Vec<Vec<Option<u32>>> {
+        self.cells
+            .chunks(self.grid.cols)
+            .map(|r| r.iter().map(|c| c.value).collect())
+            .collect()
+    }
+
+    /// (row, col) of every unreadable cell, row-major.
+    pub fn unreadable_cells(&self) -> Vec<(usize, usize)> {
+        let cols = self.grid.cols;
+        (0..self.cells.len())
+            .filter(|&i| self.cells[i].value.is_none())
+            .map(|i| (i / cols, i % cols))
+            .collect()
+    }
+
+    /// The values, or [`ReadError::Unreadable`] naming the cells and why.
+    ///
+    /// # Errors
+    /// When any cell is unreadable.
+    pub fn into_values(self) -> Result<Vec<Vec<u32>>, ReadError> {
+        self.values().ok_or(ReadError::Unreadable {
+            issues: self.issues,
+        })
+    }
+}
+
+/// Why an image gave no reading.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReadError {
+    /// No grid of the profile's look in the image.
+    #[error("no 2048 board found in the image ({0})")]
+    NoBoard(String),
+    /// Cells below the confidence threshold.
+    #[error("{} unreadable cell(s): {}", issues.len(), describe(issues))]
+    Unreadable {
+        /// Which and why.
+        issues: Vec<CellIssue>,
+    },
+}
+
+/// "(r,c): why; ..." for messages.
+pub fn describe(issues: &[CellIssue]) -> String {
+    issues
+        .iter()
+        .map(|i| format!("row {} col {}: {}", i.row, i.col, i.problem))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A profile ready for reading: its templates (completed from the built-ins for digits it
+/// lacks) and its board colours with and without overlays.
+#[derive(Clone, Debug)]
+struct Prepared {
+    profile: Profile,
+    templates: TemplateSet,
+    variants: Vec<(Rgb, Option<usize>)>,
+}
+
+impl Prepared {
+    fn new(profile: Profile, fallback: &TemplateSet) -> Prepared {
+        let mut templates =
+            TemplateSet::from_templates(profile.glyphs.iter().flat_map(|g| &g.digit));
+        templates.fill_from(fallback);
+        let variants = profile.board_variants();
+        Prepared {
+            profile,
+            templates,
+            variants,
+        }
+    }
+
+    fn board_tolerance(&self) -> u8 {
+        self.profile.board.as_ref().map_or(8, |b| b.tolerance)
+    }
+}
+
+/// Where the board was last found.
+#[derive(Clone, Copy, Debug)]
+enum Tracking {
+    Lost,
+    Acquired {
+        grid: GridRect,
+        profile: usize,
+        size: (u32, u32),
+    },
+    /// Found without a profile, in this board colour.
+    Freeform {
+        grid: GridRect,
+        board: Rgb,
+        size: (u32, u32),
+    },
+}
+
+/// Reads boards from images; remembers the grid once found, so later frames of the same window
+/// only sample the known cells.
+#[derive(Clone, Debug)]
+pub struct Reader {
+    profiles: Vec<Prepared>,
+    tracking: Tracking,
+    /// Whether to read without a profile when no profile reads the whole board (auto only).
+    freeform: bool,
+    /// Digit templates of every built-in profile (for reading without a profile).
+    all_templates: TemplateSet,
+}
+
+/// Templates of every built-in profile (used for digits a profile has not learned).
+fn builtin_templates() -> TemplateSet {
+    let builtins = Profile::builtins().unwrap_or_default();
+    let mut set = TemplateSet::default();
+    for p in &builtins {
+        let t = TemplateSet::from_templates(p.glyphs.iter().flat_map(|g| &g.digit));
+        for d in 0..10 {
+            set.by_digit[d].extend(t.by_digit[d].iter().cloned());
+        }
+    }
+    set
+}
+
+impl Reader {
+    /// A reader for one profile, or for the best-fitting built-in one.
+    pub fn new(choice: ProfileChoice) -> Reader {
+        let fallback = builtin_templates();
+        let freeform = matches!(choice, ProfileChoice::Auto);
+        let profiles = match choice {
+            ProfileChoice::Given(p) => vec![Prepared::new(p, &fallback)],
+            ProfileChoice::Auto => Profile::builtins()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|p| Prepared::new(p, &fallback))
+                .collect(),
+        };
+        Reader {
+            profiles,
+            tracking: Tracking::Lost,
+            freeform,
+            all_templates: fallback,
+        }
+    }
+
+    /// Forgets the remembered grid: the next read searches the whole image.
+    pub fn forget_grid(&mut self) {
+        self.tracking = Tracking::Lost;
+    }
+
+    /// The remembered grid, if any.
+    pub fn tracked_grid(&self) -> Option<GridRect> {
+        match self.tracking {
+            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => Some(grid),
+            Tracking::Lost => None,
+        }
+    }
+
+    /// Reads the board in `img`. Uses the remembered grid when its gaps still show the board
+    /// colour; otherwise searches the whole image (and remembers what it finds).
+    ///
+    /// # Errors
+    /// [`ReadError::NoBoard`] when no grid is found. Unreadable cells are not an error here: they
+    /// are in [`Reading::issues`] with status [`BoardStatus::Unreadable`] (see
+    /// [`Reading::into_values`]).
+    pub fn read(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
+        if let Tracking::Acquired {
+            grid,
+            profile,
+            size,
+        } = self.tracking
+        {
+            if size == img.dimensions() {
+                let p = &self.profiles[profile];
+                if let Some(variant) = verify_grid(img, &grid, p) {
+                    return Ok(read_cells(img, grid, p, variant));
+                }
+            }
+            self.tracking = Tracking::Lost;
+        }
+        if let Tracking::Freeform { grid, board, size } = self.tracking {
+            if size == img.dimensions() && verify_freeform(img, &grid, board) {
+                return Ok(self.read_freeform(img, grid));
+            }
+            self.tracking = Tracking::Lost;
+        }
+        // Best = most cells read, then highest total confidence, then best grid fit.
+        let mut best: Option<(usize, (usize, f32, f32), Reading)> = None;
+        for (i, p) in self.profiles.iter().enumerate() {
+            let colours: Vec<Rgb> = p.variants.iter().map(|v| v.0).collect();
+            let Some(fit) = grid::find_grid(img, &colours, p.board_tolerance(), None) else {
+                continue;
+            };
+            let reading = read_cells(img, fit.rect, p, fit.variant);
+            let readable = reading.cells.len() - reading.issues.len();
+            let total: f32 = reading
+                .cells
+                .iter()
+                .filter(|c| c.value.is_some())
+                .map(|c| c.confidence)
+                .sum();
+            let key = (readable, total, fit.contrast);
+            let better = match &best {
+                None => true,
+                Some((_, k, _)) => {
+                    key.0 > k.0
+                        || (key.0 == k.0
+                            && (key.1 > k.1 + 1e-3 || (key.1 >= k.1 - 1e-3 && key.2 > k.2)))
+                }
+            };
+            if better {
+                best = Some((i, key, reading));
+            }
+        }
+        let complete = best.as_ref().is_some_and(|b| b.2.issues.is_empty());
+        if self.freeform && !complete {
+            if let Some((grid, board, _)) = freeform::find(img) {
+                let mut reading = self.read_freeform(img, grid);
+                if let Some((_, _, prof)) = &best {
+                    overrule(&mut reading, prof);
+                }
+                let readable = reading.cells.len() - reading.issues.len();
+                if best.as_ref().is_none_or(|b| readable > b.1 .0) {
+                    self.tracking = Tracking::Freeform {
+                        grid,
+                        board,
+                        size: img.dimensions(),
+                    };
+                    return Ok(reading);
+                }
+            }
+        }
+        match best {
+            Some((i, _, reading)) => {
+                self.tracking = Tracking::Acquired {
+                    grid: reading.grid,
+                    profile: i,
+                    size: img.dimensions(),
+                };
+                Ok(reading)
+            }
+            _ => {
+                let names: Vec<&str> = self
+                    .profiles
+                    .iter()
+                    .map(|p| p.profile.name.as_str())
+                    .collect();
+                let extra = if self.freeform {
+                    ", and without a profile"
+                } else {
+                    ""
+                };
+                Err(ReadError::NoBoard(format!(
+                    "looked for the board of profile(s) {}{extra}",
+                    names.join(", ")
+                )))
+            }
+        }
+    }
+
+    /// Reads a grid found without a profile.
+    fn read_freeform(&self, img: &RgbaImage, grid: GridRect) -> Reading {
+        let (cells, issues) = freeform::read_cells(img, &grid, &self.all_templates);
+        let mut reading = Reading {
+            grid,
+            cells,
+            status: BoardStatus::Ok,
+            profile: "none".into(),
+            issues,
+        };
+        reading.status = match reading.values() {
+            None => BoardStatus::Unreadable,
+            Some(v) if !has_move(&v) => BoardStatus::GameOver,
+            Some(_) => BoardStatus::Ok,
+        };
+        reading
+    }
+}
+
+/// Makes a reading without a profile agree with a profile's reading of the same board: a cell
+/// the profile read must read the same; a cell whose colour the profile did not know, or saw
+/// covered, must not become empty (a dialog or a covered area is plain too). Such cells become
+/// unreadable.
+fn overrule(free: &mut Reading, prof: &Reading) {
+    if (free.grid.rows, free.grid.cols) != (prof.grid.rows, prof.grid.cols) {
+        return;
+    }
+    let cols = free.grid.cols;
+    for (i, (f, p)) in free.cells.iter_mut().zip(&prof.cells).enumerate() {
+        let (row, col) = (i / cols, i % cols);
+        let Some(v) = f.value else { continue };
+        let clash = match p.value {
+            Some(pv) => pv != v,
+            None => {
+                v == 0
+                    && prof.issues.iter().any(|is| {
+                        is.row == row
+                            && is.col == col
+                            && matches!(
+                                is.problem,
+                                CellProblem::UnknownColour { .. } | CellProblem::Occluded { .. }
+                            )
+                    })
+            }
+        };
+        if clash {
+            let problem = prof
+                .issues
+                .iter()
+                .find(|is| is.row == row && is.col == col)
+                .map(|is| is.problem.clone())
+                .unwrap_or(CellProblem::ColourDigitsDisagree {
+                    colour: p.value.unwrap_or(0),
+                    digits: v,
+                });
+            f.value = None;
+            f.confidence = 0.0;
+            free.issues.push(CellIssue { row, col, problem });
+        }
+    }
+    free.issues.sort_by_key(|is| (is.row, is.col));
+    if !free.issues.is_empty() {
+        free.status = BoardStatus::Unreadable;
+    }
+}
+
+/// Checks a grid found without a profile against a new frame (gap centres in `board`).
+fn verify_freeform(img: &RgbaImage, g: &GridRect, board: Rgb) -> bool {
+    let mut ok = 0usize;
+    let mut total = 0usize;
+    for r in 0..g.rows {
+        for c in 0..g.cols.saturating_sub(1) {
+            let cell = g.cell(r, c);
+            let (x, y) = (
+                (cell.x1 + g.gap_x() / 2.0) as u32,
+                ((cell.y0 + cell.y1) / 2.0) as u32,
+            );
+            if x < img.width() && y < img.height() {
+                total += 1;
+                if Rgb::from_rgba(img.get_pixel(x, y).0).dist(board) <= 16 {
+                    ok += 1;
+                }
+            }
+        }
+    }
+    total > 0 && ok as f32 >= MIN_TRACK_SHARE * total as f32
+}
+
+/// Checks a remembered grid against a new frame: samples the middle of every gap beside every
+/// cell; returns the matching board variant when enough still show a board colour.
+fn verify_grid(img: &RgbaImage, g: &GridRect, p: &Prepared) -> Option<usize> {
+    if g.gap_x() < 1.0 || g.gap_y() < 1.0 {
+        return None;
+    }
+    let tol = p.board_tolerance();
+    let mut votes = vec![0usize; p.variants.len()];
+    let mut total = 0usize;
+    let mut sample = |x: f32, y: f32| {
+        let (x, y) = (x as u32, y as u32);
+        if x < img.width() && y < img.height() {
+            total += 1;
+            let c = Rgb::from_rgba(img.get_pixel(x, y).0);
+            if let Some(i) = p.variants.iter().position(|v| v.0.dist(c) <= tol) {
+                votes[i] += 1;
+            }
+        }
+    };
+    for r in 0..g.rows {
+        for c in 0..g.cols {
+            let cell = g.cell(r, c);
+            let (cx, cy) = ((cell.x0 + cell.x1) / 2.0, (cell.y0 + cell.y1) / 2.0);
+            if c + 1 < g.cols {
+                sample(cell.x1 + g.gap_x() / 2.0, cy);
+            }
+            if r + 1 < g.rows {
+                sample(cx, cell.y1 + g.gap_y() / 2.0);
+            }
+        }
+    }
+    let matched: usize = votes.iter().sum();
+    if total == 0 || (matched as f32) < MIN_TRACK_SHARE * total as f32 {
+        return None;
+    }
+    (0..votes.len()).max_by_key(|&i| votes[i])
+}
+
+/// Whether any move is possible on a fully read board.
+fn has_move(values: &[Vec<u32>]) -> bool {
+    let rows = values.len();
+    for r in 0..rows {
+        let cols = values[r].len();
+        for c in 0..cols {
+            let v = values[r][c];
+            if v == 0
+                || (c + 1 < cols && values[r][c + 1] == v)
+                || (r + 1 < rows && values[r + 1][c] == v)
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Reads every cell of a grid with a profile and board variant.
+fn read_cells(img: &RgbaImage, grid: GridRect, p: &Prepared, variant: usize) -> Reading {
+    let overlay = p.variants.get(variant).and_then(|v| v.1);
+    let palette = p.profile.palette(overlay);
+    let tol = p.profile.cell_tolerance();
+    let mut cells = Vec::with_capacity(grid.rows * grid.cols);
+    let mut issues = Vec::new();
+    for r in 0..grid.rows {
+        for c in 0..grid.cols {
+            match read_cell(img, &grid.cell(r, c), &palette, tol, &p.templates) {
+                CellOutcome::Read { value, confidence } => {
+                    cells.push(CellRead {
+                        value: Some(value),
+                        confidence,
+                    });
+                }
+                CellOutcome::Unreadable {
+                    problem,
+                    confidence,
+                } => {
+                    cells.push(CellRead {
+                        value: None,
+                        confidence,
+                    });
+                    issues.push(CellIssue {
+                        row: r,
+                        col: c,
+                        problem,
+                    });
+                }
+            }
+        }
+    }
+    let mut reading = Reading {
+        grid,
+        cells,
+        status: BoardStatus::Ok,
+        profile: p.profile.name.clone(),
+        issues,
+    };
+    reading.status = match overlay.and_then(|i| p.profile.overlays.get(i)) {
+        Some(o) => o.status.board_status(),
+        None => match reading.values() {
+            None => BoardStatus::Unreadable,
+            Some(v) if !has_move(&v) => BoardStatus::GameOver,
+            Some(_) => BoardStatus::Ok,
+        },
+    };
+    reading
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_check() {
+        assert!(has_move(&[vec![2, 4, 2], vec![4, 2, 4], vec![2, 4, 0]]));
+        assert!(!has_move(&[vec![2, 4, 2], vec![4, 2, 4], vec![2, 4, 2]]));
+        assert!(has_move(&[vec![2, 2, 8], vec![4, 16, 4], vec![2, 4, 2]]));
+    }
+}

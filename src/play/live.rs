@@ -1,0 +1,210 @@
+//! [`LiveGame`]: a real game window: frames from [`WindowSource`], keys from [`EnigoSink`], and
+//! the window-level handling of covers and dialogs ([`GameUi`]).
+//!
+//! Dialogs are told apart by window class (a dialog of the game shares the game's `WM_CLASS`) and
+//! title, as measured on the real games: gnome-2048 opens an untitled dialog at 2048 (its win
+//! dialog) and `Congratulations!` / `High Scores` at game over; 2048-qt opens `Game Over` (whose
+//! default button, Abort, quits the game: the bot never presses Return or Escape there).
+use super::{Cover, GameUi};
+use crate::capture::{CaptureError, Frame, FrameSource, Rect, RegionSource, WindowSource};
+use crate::engine::Move;
+use crate::input::{EnigoSink, FocusMode, InputError, KeySink};
+use std::time::{Duration, Instant};
+
+/// Window titles of the games' game-over and score dialogs.
+pub const GAME_OVER_TITLES: &[&str] = &["Game Over", "Congratulations!", "High Scores"];
+
+/// A live game window.
+pub struct LiveGame {
+    /// Frames of the window.
+    pub src: WindowSource,
+    /// Keys to the window.
+    pub keys: EnigoSink,
+    /// Frames from this screen region instead of the window (`--region`).
+    pub region: Option<RegionSource>,
+    mode: FocusMode,
+}
+
+impl std::fmt::Debug for LiveGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveGame")
+            .field("src", &self.src)
+            .field("mode", &self.mode)
+            .finish()
+    }
+}
+
+impl LiveGame {
+    /// Finds the window (see [`WindowSource::find`]) and opens the keyboard for it.
+    ///
+    /// # Errors
+    /// The capture error, or the input error as text inside `CaptureError::Backend`.
+    pub fn open(window: &str, mode: FocusMode) -> Result<LiveGame, CaptureError> {
+        let src = WindowSource::find(window)?;
+        let keys = EnigoSink::new(src.info().id, mode)
+            .map_err(|e| CaptureError::Backend(e.to_string()))?;
+        Ok(LiveGame {
+            src,
+            keys,
+            region: None,
+            mode,
+        })
+    }
+
+    fn classify(&self, w: &crate::capture::x11::ClientWindow, has_2048: bool) -> Cover {
+        let game = self.src.info();
+        let same_app = w.class == game.class && !w.class.is_empty();
+        if same_app {
+            if GAME_OVER_TITLES.contains(&w.title.as_str()) {
+                Cover::GameOverDialog(w.title.clone())
+            } else if w.title.is_empty() && has_2048 {
+                Cover::WinDialog(w.title.clone())
+            } else {
+                Cover::GameDialog(w.title.clone())
+            }
+        } else {
+            Cover::OtherWindow(format!("{} ({})", w.title, w.class))
+        }
+    }
+}
+
+impl FrameSource for LiveGame {
+    fn next_frame(&mut self) -> Result<Frame, CaptureError> {
+        match &mut self.region {
+            Some(r) => {
+                // the window checks still apply: gone, minimised, covered by another window
+                self.src.rect()?;
+                r.next_frame()
+            }
+            None => self.src.next_frame(),
+        }
+    }
+}
+
+impl KeySink for LiveGame {
+    fn press(&mut self, m: Move) -> Result<(), InputError> {
+        self.keys.press(m)
+    }
+}
+
+impl GameUi for LiveGame {
+    fn prepare(&mut self) -> Result<(), String> {
+        if self.mode == FocusMode::Never {
+            return Ok(());
+        }
+        self.keys.ensure_focus().map_err(|e| e.to_string())?;
+        let end = Instant::now() + Duration::from_millis(1000);
+        while Instant::now() < end {
+            if self
+                .src
+                .windows_above()
+                .map_err(|e| e.to_string())?
+                .is_empty()
+            {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    fn board_found(&mut self, grid: Rect) {
+        let Ok(win) = self.src.rect() else { return };
+        // the grid is in frame pixels: the window's, or the --region's
+        let (ox, oy) = match &self.region {
+            Some(r) => (r.region().x, r.region().y),
+            None => (win.x, win.y),
+        };
+        let on_root = Rect {
+            x: ox + grid.x,
+            y: oy + grid.y,
+            ..grid
+        };
+        self.src.set_watch(Some(Rect {
+            x: on_root.x - win.x,
+            y: on_root.y - win.y,
+            ..grid
+        }));
+        let centre = (
+            on_root.x + grid.width as i32 / 2,
+            on_root.y + grid.height as i32 / 2,
+        );
+        self.keys.set_click_point(Some(centre));
+    }
+
+    fn cover(&mut self, has_2048: bool) -> Cover {
+        match self.src.windows_above() {
+            Ok(above) => match above.last() {
+                // a game dialog anywhere above wins over other windows
+                Some(_) => {
+                    let mut best = Cover::Nothing;
+                    for w in above.iter().rev() {
+                        let c = self.classify(w, has_2048);
+                        if !matches!(c, Cover::OtherWindow(_)) {
+                            return c;
+                        }
+                        if best == Cover::Nothing {
+                            best = c;
+                        }
+                    }
+                    best
+                }
+                None => Cover::Nothing,
+            },
+            Err(_) => Cover::Nothing,
+        }
+    }
+
+    fn close_win_dialog(&mut self) -> Result<(), String> {
+        let above = self.src.windows_above().map_err(|e| e.to_string())?;
+        let dialog = above
+            .iter()
+            .rev()
+            .find(|w| matches!(self.classify(w, true), Cover::WinDialog(_)))
+            .ok_or("no win dialog is open")?;
+        self.keys.escape_to(dialog.id).map_err(|e| e.to_string())?;
+        // wait until it is gone, and give the game the focus back
+        let end = Instant::now() + Duration::from_millis(1500);
+        while Instant::now() < end {
+            let still = self
+                .src
+                .windows_above()
+                .map_err(|e| e.to_string())?
+                .iter()
+                .any(|w| w.id == dialog.id);
+            if !still {
+                return self.keys.ensure_focus().map_err(|e| e.to_string());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Err("the win dialog did not close".into())
+    }
+
+    fn click(&mut self, p: (u32, u32)) -> Result<(), String> {
+        let r = match &self.region {
+            Some(r) => r.region(),
+            None => self.src.rect().map_err(|e| e.to_string())?,
+        };
+        self.keys.ensure_focus().map_err(|e| e.to_string())?;
+        self.keys
+            .click((r.x + p.0 as i32, r.y + p.1 as i32))
+            .map_err(|e| e.to_string())
+    }
+
+    fn uncover(&mut self) -> bool {
+        if self.mode != FocusMode::Activate {
+            return false;
+        }
+        if self.src.activate().is_err() {
+            return false;
+        }
+        let end = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < end {
+            if self.src.windows_above().is_ok_and(|a| a.is_empty()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}

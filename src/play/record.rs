@@ -1,0 +1,140 @@
+//! `--record DIR`: the frames the loop used and a JSON-lines log, written by a background thread
+//! so that PNG encoding (20–50 ms a frame) does not slow the game down.
+//!
+//! Layout: `DIR/frames/NNNNNN.png` (6-digit sequence, one per settled frame the loop read, in
+//! order: the start, then one per key whose effect was read), `DIR/log.jsonl` (one [`LogLine`]
+//! per such frame), `DIR/summary.json` at the end. A `--record` directory replays with
+//! [`crate::capture::ReplaySource::from_dir`].
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+/// One line of `log.jsonl`.
+#[derive(Clone, Debug, Serialize)]
+pub struct LogLine {
+    /// Sequence number of the frame (file `frames/{seq:06}.png`).
+    pub seq: u64,
+    /// Moves made before this frame was read.
+    pub moves: u64,
+    /// What happened: "start", "spawned", "unchanged", "desync", "reread".
+    pub event: String,
+    /// Board read from the frame, rows of values, `null` = unreadable.
+    pub read: Vec<Vec<Option<u32>>>,
+    /// Board the mirror expected (afterstate before the spawn), rows of values; `null` at the start.
+    pub expected: Option<[[u32; 4]; 4]>,
+    /// The move chosen on this frame's board, if any.
+    pub chosen: Option<String>,
+    /// Each direction's value from the solver (up, down, left, right), `null` = illegal.
+    pub values: Option<[Option<f64>; 4]>,
+    /// Solver nodes searched.
+    pub nodes: Option<u64>,
+    /// Solver depth reached.
+    pub depth: Option<u32>,
+    /// Time the solver took, ms.
+    pub solve_ms: Option<f64>,
+    /// Time spent waiting for this frame to settle, ms.
+    pub settle_ms: f64,
+    /// Time from this frame's capture to the key, ms.
+    pub frame_to_key_ms: Option<f64>,
+}
+
+enum Job {
+    Frame(PathBuf, image::RgbaImage),
+    Line(String),
+}
+
+/// Writes a recording in the background.
+pub struct Recorder {
+    dir: PathBuf,
+    tx: Option<mpsc::Sender<Job>>,
+    worker: Option<JoinHandle<Result<(), String>>>,
+    seq: u64,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("dir", &self.dir)
+            .field("seq", &self.seq)
+            .finish()
+    }
+}
+
+impl Recorder {
+    /// Creates `dir/frames` and `dir/log.jsonl` (appending to neither: an existing log is replaced).
+    ///
+    /// # Errors
+    /// The I/O error of creating them.
+    pub fn create(dir: &Path) -> std::io::Result<Recorder> {
+        std::fs::create_dir_all(dir.join("frames"))?;
+        let mut log = std::fs::File::create(dir.join("log.jsonl"))?;
+        let (tx, rx) = mpsc::channel::<Job>();
+        let worker = std::thread::spawn(move || -> Result<(), String> {
+            let mut first_err = None;
+            for job in rx {
+                let r = match job {
+                    Job::Frame(path, img) => img
+                        .save(&path)
+                        .map_err(|e| format!("{}: {e}", path.display())),
+                    Job::Line(s) => writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}")),
+                };
+                if let Err(e) = r {
+                    first_err.get_or_insert(e);
+                }
+            }
+            log.flush().map_err(|e| e.to_string())?;
+            first_err.map_or(Ok(()), Err)
+        });
+        Ok(Recorder {
+            dir: dir.to_path_buf(),
+            tx: Some(tx),
+            worker: Some(worker),
+            seq: 0,
+        })
+    }
+
+    /// The recording directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Queues a frame and its log line; returns the sequence number used.
+    pub fn frame(&mut self, image: &image::RgbaImage, mut line: LogLine) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        line.seq = seq;
+        if let Some(tx) = &self.tx {
+            let path = self.dir.join("frames").join(format!("{seq:06}.png"));
+            let _ = tx.send(Job::Frame(path, image.clone()));
+            if let Ok(s) = serde_json::to_string(&line) {
+                let _ = tx.send(Job::Line(s));
+            }
+        }
+        seq
+    }
+
+    /// Waits for every queued write, then writes `summary.json`.
+    ///
+    /// # Errors
+    /// The first write error, as text.
+    pub fn finish<S: Serialize>(&mut self, summary: &S) -> Result<(), String> {
+        self.tx = None;
+        if let Some(w) = self.worker.take() {
+            w.join()
+                .map_err(|_| "the recording thread panicked".to_string())??;
+        }
+        let text = serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?;
+        std::fs::write(self.dir.join("summary.json"), text).map_err(|e| e.to_string())
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}

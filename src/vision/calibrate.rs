@@ -1,0 +1,468 @@
+//! Learning a calibration profile from (image, known board) pairs.
+//!
+//! [`Learner`] takes screenshots with their boards (from labels offline, or from the engine's
+//! predictions during a live calibration) and, in [`Learner::finish`], builds a [`Profile`]:
+//! 1. each image's grid is found without a profile (the image's most common colours are tried as
+//!    board colour, with the board shape known from its labels);
+//! 2. the board colour shared by most images is the plain board; images whose board colour
+//!    differs are under an overlay;
+//! 3. each value's background is the median of its cells' dominant edge-ring colours, its text
+//!    colour the dominant colour of the centre pixels farthest from the background;
+//! 4. digit templates are the mean normalised glyph of every digit seen, from tiles whose glyph
+//!    count matches their value's digit count;
+//! 5. an overlay's colour and opacity are fitted by least squares to (plain colour, colour
+//!    under overlay) pairs: `seen = (1 - alpha) * plain + alpha * colour`; it means "won" when its
+//!    board holds a 2048 or higher tile, "game over" when its board has no legal move.
+use super::cells::{glyphs, ring_colour, text_colour};
+use super::colour::{median, Rgb};
+use super::grid::{candidate_colours, find_grid, GridRect};
+use super::labels::Label;
+use super::profile::{
+    BoardLook, CellLook, GlyphTemplate, Glyphs, Overlay, OverlayStatus, Profile, TileLook,
+    GLYPH_SIZE,
+};
+use image::RgbaImage;
+use std::collections::BTreeMap;
+
+/// Tolerance written into learned profiles at least (8-bit levels).
+const MIN_TOLERANCE: u8 = 8;
+/// Largest tolerance a learned profile gets.
+const MAX_TOLERANCE: u8 = 20;
+/// Board colours closer than this (levels) are the same board.
+const SAME_BOARD: u8 = 4;
+/// Share of an edge ring that must be one colour for the cell to be learned from.
+const MIN_LEARN_SHARE: f32 = 0.6;
+/// Board colours tried per image.
+const CANDIDATE_COLOURS: usize = 10;
+/// Tolerance used when searching a grid without a profile.
+const SEARCH_TOLERANCE: u8 = 10;
+
+/// One (image, board) pair.
+struct Sample {
+    origin: String,
+    image: RgbaImage,
+    label: Label,
+}
+
+/// What a calibration learned and what it could not.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LearnReport {
+    /// Images used.
+    pub used: Vec<String>,
+    /// Images skipped, with why.
+    pub skipped: Vec<(String, String)>,
+    /// Tile values whose look was learned.
+    pub values: Vec<u32>,
+    /// Powers of two 2..=131072 not seen (the profile cannot read them by colour).
+    pub missing_values: Vec<u32>,
+    /// Digits whose glyph was learned.
+    pub digits: Vec<u8>,
+    /// Overlays learned ("game_over" / "won").
+    pub overlays: Vec<String>,
+}
+
+/// Errors of [`Learner::finish`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LearnError {
+    /// No image had a findable board.
+    #[error("no board found in any of the {0} image(s)")]
+    NoBoard(usize),
+    /// No empty cell or no tile was seen.
+    #[error("learned too little: {0}")]
+    TooLittle(String),
+}
+
+/// Collects (image, board) pairs and learns a profile from them.
+pub struct Learner {
+    name: String,
+    samples: Vec<Sample>,
+}
+
+/// A sample with its grid found.
+struct Located<'a> {
+    sample: &'a Sample,
+    grid: GridRect,
+    board: Rgb,
+}
+
+impl Learner {
+    /// A learner for a profile called `name`.
+    pub fn new(name: &str) -> Learner {
+        Learner {
+            name: name.to_string(),
+            samples: Vec::new(),
+        }
+    }
+
+    /// Adds a screenshot and its board (`None` cells are unknown and not learned from);
+    /// `origin` names it in the report.
+    pub fn add(&mut self, origin: &str, image: RgbaImage, label: Label) {
+        self.samples.push(Sample {
+            origin: origin.to_string(),
+            image,
+            label,
+        });
+    }
+
+    /// Number of pairs added.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether no pair was added.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// Learns the profile.
+    ///
+    /// # Errors
+    /// [`LearnError::NoBoard`] when no image shows a board of its label's shape;
+    /// [`LearnError::TooLittle`] when no empty cell or no tile could be learned.
+    pub fn finish(&self) -> Result<(Profile, LearnReport), LearnError> {
+        let mut report = LearnReport::default();
+        let mut located = Vec::new();
+        for s in &self.samples {
+            match locate(s) {
+                Some(l) => located.push(l),
+                None => report.skipped.push((
+                    s.origin.clone(),
+                    "no board of the label's shape found".into(),
+                )),
+            }
+        }
+        if located.is_empty() {
+            return Err(LearnError::NoBoard(self.samples.len()));
+        }
+        // The plain board colour: the one shared by most ordinary boards (moves left, no 2048
+        // yet: never under an overlay), then by most images.
+        let ordinary =
+            |l: &Located| !no_moves(&l.sample.label) && max_value(&l.sample.label) < 2048;
+        let base = located
+            .iter()
+            .map(|l| l.board)
+            .max_by_key(|c| {
+                let same = located.iter().filter(|o| o.board.dist(*c) <= SAME_BOARD);
+                (same.clone().filter(|o| ordinary(o)).count(), same.count())
+            })
+            .unwrap_or_default();
+        let (plain, shaded): (Vec<&Located>, Vec<&Located>) = located
+            .iter()
+            .partition(|l| l.board.dist(base) <= SAME_BOARD);
+        let board = median(&plain.iter().map(|l| l.board).collect::<Vec<_>>()).unwrap_or(base);
+
+        // Backgrounds and text colours per value (0 = empty).
+        let mut bgs: BTreeMap<u32, Vec<Rgb>> = BTreeMap::new();
+        for l in &plain {
+            for_cells(l, |_, v, rect| {
+                if let Some((c, share)) = ring_colour(&l.sample.image, &rect) {
+                    if share >= MIN_LEARN_SHARE {
+                        bgs.entry(v).or_default().push(c);
+                    }
+                }
+            });
+        }
+        let bg: BTreeMap<u32, Rgb> = bgs
+            .iter()
+            .filter_map(|(v, cs)| median(cs).map(|m| (*v, m)))
+            .collect();
+        let Some(&empty) = bg.get(&0) else {
+            return Err(LearnError::TooLittle("no empty cell seen".into()));
+        };
+        if bg.len() < 2 {
+            return Err(LearnError::TooLittle("no tile seen".into()));
+        }
+        let mut deviations = Vec::new();
+        for (v, cs) in &bgs {
+            deviations.extend(cs.iter().map(|c| c.dist(bg[v])));
+        }
+        let mut texts: BTreeMap<u32, Vec<Rgb>> = BTreeMap::new();
+        for l in &plain {
+            for_cells(l, |_, v, rect| {
+                if v == 0 {
+                    return;
+                }
+                if let Some((c, share)) = ring_colour(&l.sample.image, &rect) {
+                    if share >= MIN_LEARN_SHARE && c.dist(bg[&v]) <= MIN_TOLERANCE {
+                        if let Some(t) = text_colour(&l.sample.image, &rect, bg[&v]) {
+                            texts.entry(v).or_default().push(t);
+                        }
+                    }
+                }
+            });
+        }
+        let tiles: Vec<TileLook> = bg
+            .iter()
+            .filter(|(v, _)| **v != 0)
+            .filter_map(|(v, b)| {
+                median(texts.get(v)?).map(|t| TileLook {
+                    value: *v,
+                    background: *b,
+                    text: t,
+                })
+            })
+            .collect();
+
+        // Glyphs.
+        let mut sums: BTreeMap<u8, (Vec<u32>, f32, u32)> = BTreeMap::new();
+        for l in &plain {
+            for_cells(l, |_, v, rect| {
+                let Some(t) = tiles.iter().find(|t| t.value == v) else {
+                    return;
+                };
+                let Some((c, share)) = ring_colour(&l.sample.image, &rect) else {
+                    return;
+                };
+                if share < MIN_LEARN_SHARE || c.dist(t.background) > MIN_TOLERANCE {
+                    return;
+                }
+                let (gl, foreign) = glyphs(&l.sample.image, &rect, t.background, t.text);
+                let digits = v.to_string();
+                if gl.len() != digits.len() || foreign > 0.02 {
+                    return;
+                }
+                for (g, d) in gl.iter().zip(digits.bytes()) {
+                    let e =
+                        sums.entry(d - b'0')
+                            .or_insert((vec![0; GLYPH_SIZE * GLYPH_SIZE], 0.0, 0));
+                    for (s, &x) in e.0.iter_mut().zip(&g.levels) {
+                        *s += u32::from(x);
+                    }
+                    e.1 += g.aspect;
+                    e.2 += 1;
+                }
+            });
+        }
+        let digit: Vec<GlyphTemplate> = sums
+            .iter()
+            .map(|(d, (s, a, n))| {
+                let levels: Vec<u8> = s.iter().map(|x| (x / n) as u8).collect();
+                GlyphTemplate::from_levels(*d, a / *n as f32, &levels)
+            })
+            .collect();
+
+        // Overlays.
+        let mut overlays = Vec::new();
+        let mut groups: Vec<Vec<&Located>> = Vec::new();
+        for l in shaded {
+            match groups
+                .iter_mut()
+                .find(|g| g[0].board.dist(l.board) <= SAME_BOARD)
+            {
+                Some(g) => g.push(l),
+                None => groups.push(vec![l]),
+            }
+        }
+        for g in groups {
+            let mut pairs = vec![(board, g[0].board)];
+            for l in &g {
+                for_cells(l, |_, v, rect| {
+                    if let (Some(b), Some((c, share))) =
+                        (bg.get(&v), ring_colour(&l.sample.image, &rect))
+                    {
+                        if share >= MIN_LEARN_SHARE {
+                            pairs.push((*b, c));
+                        }
+                    }
+                });
+            }
+            let status = if g.iter().any(|l| max_value(&l.sample.label) >= 2048) {
+                Some(OverlayStatus::Won)
+            } else if g.iter().any(|l| no_moves(&l.sample.label)) {
+                Some(OverlayStatus::GameOver)
+            } else {
+                None
+            };
+            let names: Vec<&str> = g.iter().map(|l| l.sample.origin.as_str()).collect();
+            match (status, fit_overlay(&pairs)) {
+                (Some(status), Some((colour, alpha))) => {
+                    report
+                        .overlays
+                        .push(format!("{status:?} ({})", names.join(", ")));
+                    overlays.push(Overlay {
+                        status,
+                        colour,
+                        alpha,
+                    });
+                }
+                _ => {
+                    for n in names {
+                        report.skipped.push((
+                            n.to_string(),
+                            "board colour differs and no overlay fits".into(),
+                        ));
+                    }
+                }
+            }
+        }
+
+        deviations.sort_unstable();
+        let p90 = deviations
+            .get(deviations.len() * 9 / 10)
+            .copied()
+            .unwrap_or(0);
+        let tolerance = (p90 + 4).clamp(MIN_TOLERANCE, MAX_TOLERANCE);
+        report.used = located.iter().map(|l| l.sample.origin.clone()).collect();
+        report.values = tiles.iter().map(|t| t.value).collect();
+        report.missing_values = (1..=17)
+            .map(|e| 1u32 << e)
+            .filter(|v| !report.values.contains(v))
+            .collect();
+        report.digits = sums.keys().copied().collect();
+        let profile = Profile {
+            name: self.name.clone(),
+            format: 1,
+            board: Some(BoardLook {
+                colour: board,
+                tolerance,
+            }),
+            cells: Some(CellLook { empty, tolerance }),
+            tiles,
+            overlays,
+            glyphs: if digit.is_empty() {
+                None
+            } else {
+                Some(Glyphs {
+                    size: GLYPH_SIZE,
+                    digit,
+                })
+            },
+        };
+        Ok((profile, report))
+    }
+}
+
+/// Finds a sample's grid without a profile, with the shape of its label.
+fn locate(s: &Sample) -> Option<Located<'_>> {
+    let shape = s.label.shape();
+    let mut best: Option<(f32, GridRect, Rgb)> = None;
+    for c in candidate_colours(&s.image, CANDIDATE_COLOURS) {
+        if let Some(fit) = find_grid(&s.image, &[c], SEARCH_TOLERANCE, Some(shape)) {
+            if best.as_ref().is_none_or(|b| fit.contrast > b.0) {
+                best = Some((fit.contrast, fit.rect, c));
+            }
+        }
+    }
+    let (_, grid, c) = best?;
+    // Refine the board colour from the middle of the gaps.
+    let mut gap = Vec::new();
+    for r in 0..grid.rows {
+        for col in 0..grid.cols.saturating_sub(1) {
+            let cell = grid.cell(r, col);
+            let x = (cell.x1 + grid.gap_x() / 2.0) as u32;
+            for y in (cell.y0 as u32..cell.y1 as u32).step_by(3) {
+                if x < s.image.width() && y < s.image.height() {
+                    let p = Rgb::from_rgba(s.image.get_pixel(x, y).0);
+                    if p.dist(c) <= SEARCH_TOLERANCE {
+                        gap.push(p);
+                    }
+                }
+            }
+        }
+    }
+    Some(Located {
+        sample: s,
+        grid,
+        board: median(&gap).unwrap_or(c),
+    })
+}
+
+/// Calls `f(row, value, rect)` for every labelled (known) cell.
+fn for_cells(l: &Located, mut f: impl FnMut(usize, u32, super::grid::CellRect)) {
+    for (r, row) in l.sample.label.cells.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            if let Some(v) = v {
+                f(r, *v, l.grid.cell(r, c));
+            }
+        }
+    }
+}
+
+fn max_value(l: &Label) -> u32 {
+    l.cells
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .max()
+        .unwrap_or(0)
+}
+
+fn no_moves(l: &Label) -> bool {
+    let Some(v): Option<Vec<Vec<u32>>> = l
+        .cells
+        .iter()
+        .map(|r| r.iter().copied().collect::<Option<Vec<u32>>>())
+        .collect()
+    else {
+        return false;
+    };
+    let (rows, cols) = l.shape();
+    for r in 0..rows {
+        for c in 0..cols {
+            if v[r][c] == 0
+                || (c + 1 < cols && v[r][c] == v[r][c + 1])
+                || (r + 1 < rows && v[r][c] == v[r + 1][c])
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Least-squares fit of `seen = (1 - alpha) * plain + alpha * colour` over colour pairs;
+/// `None` unless 0.05 < alpha < 0.95 and at least two distinct plain colours are given.
+pub fn fit_overlay(pairs: &[(Rgb, Rgb)]) -> Option<(Rgb, f32)> {
+    if pairs.len() < 2 {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let mut num = 0.0;
+    let mut den = 0.0;
+    let mut means = [(0.0f64, 0.0f64); 3];
+    for (ch, m) in means.iter_mut().enumerate() {
+        let mb = pairs.iter().map(|p| f64::from(p.0 .0[ch])).sum::<f64>() / n;
+        let mo = pairs.iter().map(|p| f64::from(p.1 .0[ch])).sum::<f64>() / n;
+        *m = (mb, mo);
+        for p in pairs {
+            let b = f64::from(p.0 .0[ch]) - mb;
+            num += b * (f64::from(p.1 .0[ch]) - mo);
+            den += b * b;
+        }
+    }
+    if den < 1.0 {
+        return None;
+    }
+    let slope = num / den;
+    let alpha = 1.0 - slope;
+    if !(0.05..0.95).contains(&alpha) {
+        return None;
+    }
+    let mut c = [0u8; 3];
+    for ch in 0..3 {
+        let k = means[ch].1 - slope * means[ch].0;
+        c[ch] = (k / alpha).round().clamp(0.0, 255.0) as u8;
+    }
+    Some((Rgb(c), alpha as f32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlay_fit_recovers_blend() {
+        let over = Rgb([238, 228, 218]);
+        let plain = [
+            Rgb([187, 173, 160]),
+            Rgb([238, 228, 218]),
+            Rgb([242, 177, 121]),
+            Rgb([60, 58, 50]),
+        ];
+        let pairs: Vec<(Rgb, Rgb)> = plain.iter().map(|p| (*p, p.blend(over, 0.5))).collect();
+        let (c, a) = fit_overlay(&pairs).unwrap();
+        assert!((a - 0.5).abs() < 0.02, "{a}");
+        assert!(c.dist(over) <= 3, "{c}");
+    }
+}

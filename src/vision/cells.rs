@@ -1,0 +1,336 @@
+//! Reading one cell: its background colour against the profile palette, then its digits.
+//!
+//! A cell is sampled in a ring just inside its edge (between 6% and 16% of its side), where no
+//! digit reaches: the palette entry most ring pixels match is the background. An empty cell must
+//! show that colour and nothing else in its centre; a tile's text is turned into a coverage map
+//! (each pixel's position on the segment background -> text colour), split into glyphs and
+//! matched against the digit templates of every value that has this background. Anything else
+//! in the picture (a dialog, a black occluded area, an overlay's caption) is "foreign": it is never
+//! taken for background, so a covered cell is reported unreadable, never empty.
+use super::colour::{dominant, Rgb};
+use super::glyph::{segment, Glyph, TemplateSet};
+use super::grid::CellRect;
+use super::CellProblem;
+use image::RgbaImage;
+
+/// Inner and outer inset of the background ring, as fractions of the cell side.
+const RING: (f32, f32) = (0.06, 0.16);
+/// Share of ring pixels that must match the background colour.
+const MIN_RING_SHARE: f32 = 0.45;
+/// Central box that must be plain background in an empty cell (fractions of the side).
+const EMPTY_CENTRE: (f32, f32) = (0.35, 0.65);
+/// Largest share of non-background pixels in an empty cell's centre.
+const MAX_EMPTY_NOISE: f32 = 0.03;
+/// Text box of a tile (fractions of width, then height).
+const TEXT_BOX: (f32, f32, f32, f32) = (0.04, 0.96, 0.10, 0.90);
+/// A pixel further than this (8-bit levels) from the segment background -> text is foreign.
+const BLEND_TOL: f32 = 30.0;
+/// Glyph similarity (0..1) that maps to confidence 0 and to confidence 1.
+const GLYPH_SCORE_RANGE: (f32, f32) = (0.45, 0.75);
+/// Two readings closer than this in glyph similarity are ambiguous.
+const MIN_MARGIN: f32 = 0.02;
+
+/// What one cell reads as.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum CellOutcome {
+    /// A value (0 = empty) with confidence 0..=1.
+    Read { value: u32, confidence: f32 },
+    /// Not readable, with why and how sure.
+    Unreadable {
+        problem: CellProblem,
+        confidence: f32,
+    },
+}
+
+/// Palette entry: (value, background, text); value 0 = empty.
+pub(crate) type Entry = (u32, Rgb, Rgb);
+
+/// Pixels of a rectangle `(x0, y0, x1, y1)` (exclusive ends), clipped to the image.
+fn pixels_in(img: &RgbaImage, (x0, y0, x1, y1): (u32, u32, u32, u32), step: u32) -> Vec<Rgb> {
+    let (x1, y1) = (x1.min(img.width()), y1.min(img.height()));
+    let mut v = Vec::new();
+    for y in (y0..y1).step_by(step as usize) {
+        for x in (x0..x1).step_by(step as usize) {
+            v.push(Rgb::from_rgba(img.get_pixel(x, y).0));
+        }
+    }
+    v
+}
+
+/// Ring pixels of a cell (see [`RING`]).
+pub(crate) fn ring_pixels(img: &RgbaImage, r: &CellRect) -> Vec<Rgb> {
+    let outer = r.frac(RING.0, 1.0 - RING.0, RING.0, 1.0 - RING.0);
+    let inner = r.frac(RING.1, 1.0 - RING.1, RING.1, 1.0 - RING.1);
+    let step = if r.x1 - r.x0 > 60.0 { 2 } else { 1 };
+    let (x1, y1) = (outer.2.min(img.width()), outer.3.min(img.height()));
+    let mut v = Vec::new();
+    for y in (outer.1..y1).step_by(step) {
+        for x in (outer.0..x1).step_by(step) {
+            if x >= inner.0 && x < inner.2 && y >= inner.1 && y < inner.3 {
+                continue;
+            }
+            v.push(Rgb::from_rgba(img.get_pixel(x, y).0));
+        }
+    }
+    v
+}
+
+/// The dominant ring colour and its share (for learning and for error messages).
+pub(crate) fn ring_colour(img: &RgbaImage, r: &CellRect) -> Option<(Rgb, f32)> {
+    dominant(&ring_pixels(img, r), 5)
+}
+
+/// Text colour of a tile with background `bg`: the dominant colour among the centre pixels
+/// farthest from `bg` (for learning). `None` when the centre is plain.
+pub(crate) fn text_colour(img: &RgbaImage, r: &CellRect, bg: Rgb) -> Option<Rgb> {
+    let px = pixels_in(img, r.frac(0.2, 0.8, 0.25, 0.75), 1);
+    let far = px.iter().map(|c| c.dist(bg)).max()?;
+    if far < 24 {
+        return None;
+    }
+    let sel: Vec<Rgb> = px
+        .into_iter()
+        .filter(|c| c.dist(bg) >= far - far / 5)
+        .collect();
+    dominant(&sel, 5).map(|(c, _)| c)
+}
+
+/// Text coverage map of a tile's text box: `(map, width, height, foreign share)`.
+pub(crate) fn coverage(
+    img: &RgbaImage,
+    r: &CellRect,
+    bg: Rgb,
+    text: Rgb,
+) -> (Vec<f32>, usize, usize, f32) {
+    let (x0, y0, x1, y1) = r.frac(TEXT_BOX.0, TEXT_BOX.1, TEXT_BOX.2, TEXT_BOX.3);
+    let (x1, y1) = (x1.min(img.width()), y1.min(img.height()));
+    let (w, h) = (
+        (x1.saturating_sub(x0)) as usize,
+        (y1.saturating_sub(y0)) as usize,
+    );
+    let mut cov = vec![0.0f32; w * h];
+    let mut foreign = 0usize;
+    for y in 0..h {
+        for x in 0..w {
+            let c = Rgb::from_rgba(img.get_pixel(x0 + x as u32, y0 + y as u32).0);
+            if c.dist(bg) <= 2 {
+                continue;
+            }
+            let (t, d) = c.on_segment(bg, text);
+            if d <= BLEND_TOL {
+                cov[y * w + x] = t;
+            } else {
+                foreign += 1;
+            }
+        }
+    }
+    let share = if w * h == 0 {
+        1.0
+    } else {
+        foreign as f32 / (w * h) as f32
+    };
+    (cov, w, h, share)
+}
+
+/// Glyphs of a tile's text.
+pub(crate) fn glyphs(img: &RgbaImage, r: &CellRect, bg: Rgb, text: Rgb) -> (Vec<Glyph>, f32) {
+    let (cov, w, h, foreign) = coverage(img, r, bg, text);
+    (segment(&cov, w, h, h / 2), foreign)
+}
+
+fn ramp(x: f32, (lo, hi): (f32, f32)) -> f32 {
+    ((x - lo) / (hi - lo)).clamp(0.0, 1.0)
+}
+
+/// Share of the ring a tile of a value the profile never saw must fill with one colour.
+const UNSEEN_RING_SHARE: f32 = 0.8;
+/// Glyph similarity and margin required to read such a tile from its digits alone.
+const UNSEEN_SCORE: (f32, f32) = (0.65, 0.05);
+
+/// A tile in a colour the profile does not know: read from its digits alone, but only as a
+/// value larger than every value of the profile (a calibration sees small values first, so the
+/// colours it lacks are those of larger tiles), on a plain uniform background, with a clear
+/// margin. Anything else (a dialog, a covered area) stays unreadable.
+fn read_unseen_value(
+    img: &RgbaImage,
+    r: &CellRect,
+    ring: &[Rgb],
+    palette: &[Entry],
+    templates: &TemplateSet,
+) -> Option<CellOutcome> {
+    let largest = palette.iter().map(|e| e.0).max().unwrap_or(0);
+    let (bg, share) = dominant(ring, 5)?;
+    if share < UNSEEN_RING_SHARE || largest == 0 {
+        return None;
+    }
+    let text = text_colour(img, r, bg)?;
+    let (gl, foreign) = glyphs(img, r, bg, text);
+    if foreign > 0.02 || gl.is_empty() {
+        return None;
+    }
+    let per: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
+    let mut scored: Vec<(u32, f32)> = (1..=17u32)
+        .map(|e| 1u32 << e)
+        .filter_map(|v| templates.value_score_from(&per, v).map(|s| (v, s)))
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let &(value, score) = scored.first()?;
+    let second = scored.get(1).map_or(0.0, |s| s.1);
+    if value <= largest || score < UNSEEN_SCORE.0 || score - second < UNSEEN_SCORE.1 {
+        return None;
+    }
+    let confidence = ramp(score, GLYPH_SCORE_RANGE).min(ramp(share, (0.5, 0.9)));
+    (confidence >= super::MIN_CONFIDENCE).then_some(CellOutcome::Read { value, confidence })
+}
+
+/// Reads one cell against a palette (`tol` in 8-bit levels) and digit templates.
+pub(crate) fn read_cell(
+    img: &RgbaImage,
+    r: &CellRect,
+    palette: &[Entry],
+    tol: u8,
+    templates: &TemplateSet,
+) -> CellOutcome {
+    let ring = ring_pixels(img, r);
+    if ring.is_empty() || palette.is_empty() {
+        return CellOutcome::Unreadable {
+            problem: CellProblem::UnknownColour { seen: Rgb::BLACK },
+            confidence: 0.0,
+        };
+    }
+    let counts: Vec<usize> = palette
+        .iter()
+        .map(|e| ring.iter().filter(|c| c.dist(e.1) <= tol).count())
+        .collect();
+    let best = (0..palette.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
+    let share = counts[best] as f32 / ring.len() as f32;
+    if share < MIN_RING_SHARE {
+        if let Some(out) = read_unseen_value(img, r, &ring, palette, templates) {
+            return out;
+        }
+        let seen = dominant(&ring, 5).map_or(Rgb::BLACK, |d| d.0);
+        return CellOutcome::Unreadable {
+            problem: CellProblem::UnknownColour { seen },
+            confidence: share,
+        };
+    }
+    let colour_conf = ramp(share, (0.3, 0.7));
+    let bg = palette[best].1;
+    // Every value painted on this background.
+    let cands: Vec<Entry> = palette
+        .iter()
+        .zip(&counts)
+        .filter(|(e, &n)| n * 10 >= counts[best] * 9 && e.1.dist(bg) <= tol)
+        .map(|(e, _)| *e)
+        .collect();
+    if cands.iter().all(|e| e.0 == 0) {
+        let centre = pixels_in(
+            img,
+            r.frac(
+                EMPTY_CENTRE.0,
+                EMPTY_CENTRE.1,
+                EMPTY_CENTRE.0,
+                EMPTY_CENTRE.1,
+            ),
+            1,
+        );
+        let noise =
+            centre.iter().filter(|c| c.dist(bg) > tol).count() as f32 / centre.len().max(1) as f32;
+        if noise > MAX_EMPTY_NOISE {
+            return CellOutcome::Unreadable {
+                problem: CellProblem::Occluded { foreign: noise },
+                confidence: 1.0 - noise,
+            };
+        }
+        return CellOutcome::Read {
+            value: 0,
+            confidence: colour_conf,
+        };
+    }
+    let tiles: Vec<Entry> = cands.into_iter().filter(|e| e.0 != 0).collect();
+    let text = tiles[0].2;
+    let (gl, foreign) = glyphs(img, r, bg, text);
+    let no_templates = (0..10).all(|d| !templates.has(d));
+    if no_templates {
+        if tiles.len() == 1 {
+            return CellOutcome::Read {
+                value: tiles[0].0,
+                confidence: colour_conf,
+            };
+        }
+        return CellOutcome::Unreadable {
+            problem: CellProblem::Ambiguous {
+                values: tiles.iter().map(|e| e.0).collect(),
+            },
+            confidence: 0.0,
+        };
+    }
+    // Score every value this background can be, and every power of two as a cross-check.
+    let per_glyph: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
+    let mut scored: Vec<(u32, f32)> = tiles
+        .iter()
+        .filter_map(|e| {
+            templates
+                .value_score_from(&per_glyph, e.0)
+                .map(|s| (e.0, s))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let Some(&(value, score)) = scored.first() else {
+        let problem = if foreign > 0.02 {
+            CellProblem::Occluded { foreign }
+        } else {
+            CellProblem::DigitsUnreadable { glyphs: gl.len() }
+        };
+        return CellOutcome::Unreadable {
+            problem,
+            confidence: 0.0,
+        };
+    };
+    let mut conf = colour_conf.min(ramp(score, GLYPH_SCORE_RANGE));
+    if let Some(&(other, s2)) = scored.get(1) {
+        if score - s2 < MIN_MARGIN {
+            return CellOutcome::Unreadable {
+                problem: CellProblem::Ambiguous {
+                    values: vec![value, other],
+                },
+                confidence: conf * 0.5,
+            };
+        }
+    }
+    // A different power of two whose digits fit clearly better means the colour lies.
+    let alt = (1..=17u32)
+        .map(|e| 1u32 << e)
+        .filter(|&v| v != value)
+        .filter_map(|v| templates.value_score_from(&per_glyph, v).map(|s| (v, s)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((v2, s2)) = alt {
+        if s2 > score + 0.08 {
+            conf = conf.min(0.3);
+            if conf < super::MIN_CONFIDENCE {
+                return CellOutcome::Unreadable {
+                    problem: CellProblem::ColourDigitsDisagree {
+                        colour: value,
+                        digits: v2,
+                    },
+                    confidence: conf,
+                };
+            }
+        }
+    }
+    if conf < super::MIN_CONFIDENCE {
+        let problem = if foreign > 0.02 {
+            CellProblem::Occluded { foreign }
+        } else {
+            CellProblem::DigitsUnreadable { glyphs: gl.len() }
+        };
+        return CellOutcome::Unreadable {
+            problem,
+            confidence: conf,
+        };
+    }
+    CellOutcome::Read {
+        value,
+        confidence: conf,
+    }
+}
