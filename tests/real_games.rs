@@ -507,3 +507,67 @@ fn drill_mouse_moved_stops_the_bot() {
     assert_eq!(code, 0);
     assert_eq!(v["desyncs"], 0);
 }
+
+/// Live calibration (issue 4): `calibrate --window` plays 2048-qt, learns a profile from frames
+/// labelled by the engine, and that profile reads a labelled screenshot of the same game; a
+/// second run without `--force` refuses to overwrite it.
+#[test]
+fn live_calibration_of_2048_qt() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("live calibration") {
+        return;
+    }
+    let s = Session::start(133, "qt", None);
+    let out = s.state.path().join("qt-live.toml");
+    let args = [
+        "calibrate",
+        "--window",
+        "2048 Game",
+        "--name",
+        "qt-live",
+        "--out",
+        out.to_str().unwrap(),
+        "--moves",
+        "120",
+        "--until",
+        "64",
+    ];
+    let run = s.bot(&args).output().expect("run calibrate");
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    assert!(
+        run.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(out.exists());
+    assert!(text.contains("values seen"), "{text}");
+    // the corpus screenshot of 2048-qt after 50 random keys, read with the learned profile
+    let shot = root().join("../shared/corpus/real/2048-qt/2048-qt-02-random-050keys-045moves.png");
+    let label = std::fs::read_to_string(shot.with_extension("txt")).expect("label");
+    let read = s
+        .bot(&[
+            "read",
+            "--profile",
+            out.to_str().unwrap(),
+            shot.to_str().unwrap(),
+        ])
+        .output()
+        .expect("read");
+    let got = String::from_utf8_lossy(&read.stdout).to_string();
+    let want: Vec<&str> = label
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(4)
+        .collect();
+    let got: Vec<&str> = got.lines().take(4).collect();
+    assert_eq!(
+        got.iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        want.iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    );
+    let again = s.bot(&args).output().expect("run calibrate again");
+    assert!(!again.status.success(), "overwrote without --force");
+}

@@ -24,9 +24,15 @@ pub struct CalibrateArgs {
     /// Learn from the labelled screenshots in this directory (image + `.txt` label pairs).
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
-    /// Learn live from the game window with this title (not available yet).
+    /// Learn live by playing the game window with this title (title or app name, as `play`).
     #[arg(long, value_name = "TITLE")]
     pub window: Option<String>,
+    /// Live: play at most this many moves while learning.
+    #[arg(long, default_value_t = 400, value_name = "N")]
+    pub moves: u64,
+    /// Live: stop learning once this tile is on the board.
+    #[arg(long, default_value_t = 512, value_name = "TILE")]
+    pub until: u32,
     /// Profile name (default: the directory's name).
     #[arg(long)]
     pub name: Option<String>,
@@ -45,10 +51,7 @@ pub struct CalibrateArgs {
 /// learned, an existing output without `--force`, or a failed write.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if let Some(title) = &args.window {
-        bail!(
-            "live calibration (--window {title:?}) is not available in this build yet; \
-             take labelled screenshots and use --from DIR"
-        );
+        return run_live(title, &args);
     }
     let Some(dir) = &args.from else {
         bail!("give --from DIR or --window TITLE")
@@ -175,4 +178,75 @@ fn check(profile: &Profile, images: &[(String, image::RgbaImage, Label)]) {
             .count();
         println!("check {name}: {ok}/{total} cells as labelled");
     }
+}
+
+/// `calibrate --window TITLE`: plays the game (expectimax, depth 2) and learns from every settled
+/// frame, labelled by the engine ([`crate::play::calibrate::collect`]); then as `--from`.
+fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
+    use crate::input::FocusMode;
+    use crate::play::live::LiveGame;
+    let name = match &args.name {
+        Some(n) => n.clone(),
+        None => title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect(),
+    };
+    if !is_plain_name(&name) {
+        bail!("profile name {name:?} may only hold letters, digits, '-', '_' and '.'; give --name");
+    }
+    let out = match &args.out {
+        Some(p) => p.clone(),
+        None => user_dir()
+            .context("no HOME to put the profile in; give --out PATH")?
+            .join(format!("{name}.toml")),
+    };
+    if out.exists() && !args.force {
+        bail!(
+            "{} already exists; use --force to overwrite it",
+            out.display()
+        );
+    }
+    let mut game = LiveGame::open(title, FocusMode::Start)
+        .with_context(|| format!("opening the game window `{title}`"))?;
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let opts = crate::solver::SolverOptions {
+        depth: Some(2),
+        time_ms: None,
+    };
+    let mut solver = crate::solver::by_name("expectimax", &opts)?;
+    let stop = crate::cli::play::interrupt_flag();
+    let settle = crate::capture::SettleOptions::default();
+    let got = crate::play::calibrate::collect(
+        &mut game,
+        &mut reader,
+        solver.as_mut(),
+        &settle,
+        args.moves,
+        args.until,
+        &stop,
+    )
+    .map_err(|e| anyhow::anyhow!("live calibration of `{title}`: {e}"))?;
+    println!(
+        "played {} moves ({}); values seen: {:?}",
+        got.samples.len().saturating_sub(1),
+        got.ended,
+        got.values
+    );
+    let mut learner = Learner::new(&name);
+    for (origin, img, label) in &got.samples {
+        learner.add(origin, img.clone(), label.clone());
+    }
+    let (profile, report) = learner.finish()?;
+    write_atomic(&out, &profile.to_toml())?;
+    print_report(&report, &out);
+    let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
+    check(&profile, &images);
+    Ok(ExitCode::SUCCESS)
 }

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+pub mod calibrate;
 pub mod live;
 pub mod mirror;
 pub mod record;
