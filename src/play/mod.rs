@@ -661,17 +661,6 @@ fn gone_or<T: FrameSource>(game: &mut T, stop: Stop) -> Stop {
     }
 }
 
-/// Before stopping for a read problem: if the window is gone (closed while a frame was being
-/// read), say so instead.
-fn gone_or<T: FrameSource>(game: &mut T, stop: Stop) -> Stop {
-    match game.next_frame() {
-        Err(CaptureError::WindowGone) => {
-            Stop::Now(StopReason::WindowGone, CaptureError::WindowGone.to_string())
-        }
-        _ => stop,
-    }
-}
-
 fn cover_stop(e: CaptureError, c: Cover) -> Stop {
     match c {
         Cover::GameOverDialog(t) => Stop::Now(
