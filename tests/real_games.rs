@@ -303,11 +303,12 @@ fn web_2048_stops_at_the_win_when_asked() {
     assert_eq!(v["max_tile"], 2048);
 }
 
-/// A board one move from its end, worked out by hand: only left or right is legal (the two 32s
-/// merge); the new tile lands in the one empty cell, whose neighbours are 8 or 16 and 64, and no
-/// other pair touches, so whatever spawns (2 or 4) no move is left. The bot makes that move and
-/// stops cleanly with `game_over` (the game's own game-over dialog may come first: then it stops
-/// on that, before verifying the move).
+/// A board one move from its end, worked out by hand: rows 0-2 alternate 8 and 16 and the last
+/// row is 32 64 128 128, so up and down change nothing and only left or right is legal (the two
+/// 128s merge). Right gives 0 32 64 256: the new tile (2 or 4) lands in the one empty cell, next
+/// to an 8 and a 32; no pair touches anywhere (left is the mirror image), so no move is left. The
+/// bot makes that move and stops cleanly with `game_over` (the game's own game-over dialog may
+/// come first: then it stops on that, before verifying the move).
 #[test]
 fn gnome_2048_near_its_end_stops_with_game_over() {
     let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -317,7 +318,7 @@ fn gnome_2048_near_its_end_stops_with_game_over() {
     let s = Session::start(
         127,
         "gnome",
-        Some("8 16 8 16;16 8 16 8;8 16 8 16;16 8 32 32"),
+        Some("8 16 8 16;16 8 16 8;8 16 8 16;32 64 128 128"),
     );
     let (v, code, err) = play(&s, &["--window", "GNOME 2048", "--max-moves", "50"]);
     eprintln!("gnome end: {v}");

@@ -650,6 +650,17 @@ fn pass_win<T: FrameSource + KeySink + GameUi>(
     }
 }
 
+/// Before stopping for a read problem: if the window is gone (closed while a frame was being
+/// read), say so instead.
+fn gone_or<T: FrameSource>(game: &mut T, stop: Stop) -> Stop {
+    match game.next_frame() {
+        Err(CaptureError::WindowGone) => {
+            Stop::Now(StopReason::WindowGone, CaptureError::WindowGone.to_string())
+        }
+        _ => stop,
+    }
+}
+
 fn cover_stop(e: CaptureError, c: Cover) -> Stop {
     match c {
         Cover::GameOverDialog(t) => Stop::Now(
@@ -876,9 +887,12 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
             if s.timed_out {
                 rereads += 1;
                 if rereads > cfg.rereads {
-                    return Err(Stop::Now(
-                        StopReason::Unsettled,
-                        "the board never stopped changing".into(),
+                    return Err(gone_or(
+                        game,
+                        Stop::Now(
+                            StopReason::Unsettled,
+                            "the board never stopped changing".into(),
+                        ),
                     ));
                 }
                 continue;
@@ -906,9 +920,12 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     rereads += 1;
                     reader.forget_grid();
                     if rereads > cfg.rereads {
-                        return Err(Stop::Now(
-                            StopReason::Unreadable,
-                            format!("cannot read the board: {e}"),
+                        return Err(gone_or(
+                            game,
+                            Stop::Now(
+                                StopReason::Unreadable,
+                                format!("cannot read the board: {e}"),
+                            ),
                         ));
                     }
                     continue;
@@ -948,10 +965,13 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     // again; pressing again here could make two moves.
                     rereads += 1;
                     if rereads > cfg.rereads {
-                        return Err(Stop::Now(
-                            StopReason::Unsettled,
-                            format!(
+                        return Err(gone_or(
+                            game,
+                            Stop::Now(
+                                StopReason::Unsettled,
+                                format!(
                                 "after the key {m} the board changed but kept reading as before"
+                            ),
                             ),
                         ));
                     }
@@ -985,7 +1005,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                             Some(d) => format!("{why}; dump in {d}"),
                             None => why,
                         };
-                        return Err(Stop::Now(StopReason::Desync, msg));
+                        return Err(gone_or(game, Stop::Now(StopReason::Desync, msg)));
                     }
                     std::thread::sleep(std::time::Duration::from_millis(30));
                 }
