@@ -278,3 +278,81 @@ proptest! {
         prop_assert_eq!(Board::from_exponents(b.to_exponents()).unwrap(), b);
     }
 }
+
+mod solvers {
+    use bot2048::engine::{Board, Game, Move};
+    use bot2048::solver::{by_name, SolverError, SolverOptions, SOLVER_NAMES};
+
+    #[test]
+    fn every_named_solver_plays_legal_moves_to_the_end() {
+        for &name in SOLVER_NAMES {
+            let opts = SolverOptions {
+                depth: Some(1),
+                time_ms: None,
+            };
+            let mut solver = by_name(name, &opts).unwrap();
+            assert_eq!(solver.name(), name);
+            let mut game = Game::new(3);
+            while let Some(m) = solver.decide(game.board()).best {
+                assert!(game.play(m).is_some(), "{name} chose an illegal move");
+            }
+            assert!(game.is_over());
+            // Both reach 256 at least: a random player rarely does, these always do.
+            assert!(game.board().max_value() >= 256, "{name}: {}", game.board());
+        }
+    }
+
+    #[test]
+    fn unknown_solver_is_a_typed_error() {
+        match by_name("random", &SolverOptions::default()) {
+            Err(SolverError::UnknownSolver { name, known }) => {
+                assert_eq!(name, "random");
+                assert!(known.iter().any(|k| k == "expectimax"));
+            }
+            Ok(_) => panic!("\"random\" is not a solver"),
+        }
+    }
+
+    #[test]
+    fn expectimax_takes_the_merge_that_saves_a_full_board() {
+        // Full board, one legal pair (the two 2s in the bottom row): only left/right are legal.
+        let b = Board::from_values([
+            [4, 8, 16, 32],
+            [64, 128, 256, 512],
+            [4, 8, 16, 32],
+            [64, 128, 2, 2],
+        ])
+        .unwrap();
+        let mut solver = by_name(
+            "expectimax",
+            &SolverOptions {
+                depth: Some(2),
+                time_ms: None,
+            },
+        )
+        .unwrap();
+        let d = solver.decide(b);
+        assert!(matches!(d.best, Some(Move::Left) | Some(Move::Right)));
+        assert_eq!(d.values[Move::Up.index()], None);
+        assert_eq!(d.values[Move::Down.index()], None);
+        assert!(d.nodes > 0);
+        assert_eq!(d.depth, 2);
+    }
+
+    #[test]
+    fn a_time_budget_gives_a_complete_depth() {
+        let b =
+            Board::from_values([[2, 4, 8, 16], [32, 64, 128, 256], [0, 2, 0, 4], [0; 4]]).unwrap();
+        let mut solver = by_name(
+            "expectimax",
+            &SolverOptions {
+                depth: None,
+                time_ms: Some(30),
+            },
+        )
+        .unwrap();
+        let d = solver.decide(b);
+        assert!(d.best.is_some());
+        assert!(d.depth >= 1, "depth {}", d.depth);
+    }
+}

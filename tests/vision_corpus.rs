@@ -14,10 +14,6 @@ const PUBLIC: &str = "../shared/corpus/public";
 /// if any other image is not read as labelled, and names every image of this list.
 const PUBLIC_NOT_YET: &[(&str, &str)] = &[
     (
-        "andstatus-game2048_dark_landscape_65536-32768-16384.png",
-        "no grid found: no frame, the gaps are the black page itself",
-    ),
-    (
         "andstatus-game2048_dark_phone_gameover-overlay.png",
         "'Game Over' caption hides digits of 3 cells (reported unreadable)",
     ),
@@ -272,6 +268,34 @@ fn calibrate_from_part_and_read_the_rest() {
             // unreadable, never wrong.
             assert_eq!(s.wrong, 0, "{}: {s:?} {why}", img.display());
             assert!(s.ok * 10 >= s.total * 8, "{}: {s:?} {why}", img.display());
+        }
+    }
+}
+
+#[test]
+fn scaled_real_screenshots_read_the_same() {
+    // Another window or monitor size: the grid search and the glyphs are scale-free.
+    for file in [
+        "gnome-2048/gnome-2048-07-seeded-all-values-2-to-65536",
+        "web-2048/web-2048-07-seeded-all-values-2-to-65536",
+        "2048-qt/2048-qt-05-game2-cycle-450keys-408moves",
+    ] {
+        let img = load_image(&Path::new(REAL).join(format!("{file}.png"))).unwrap();
+        let label = read_label(&Path::new(REAL).join(format!("{file}.txt")));
+        let want: Vec<Vec<u32>> = label
+            .cells
+            .iter()
+            .map(|r| r.iter().map(|c| c.unwrap()).collect())
+            .collect();
+        for f in [0.45f32, 0.7, 1.3] {
+            let (w, h) = (
+                (img.width() as f32 * f) as u32,
+                (img.height() as f32 * f) as u32,
+            );
+            let scaled = image::imageops::resize(&img, w, h, image::imageops::FilterType::Triangle);
+            let mut reader = Reader::new(ProfileChoice::Auto);
+            let got = reader.read(&scaled).unwrap().values();
+            assert_eq!(got.as_ref(), Some(&want), "{file} x{f}");
         }
     }
 }

@@ -18,7 +18,7 @@ use std::str::FromStr;
 
 pub mod tables;
 
-use tables::{slide_row_slow, LEFT, MAX_EXPONENT, RIGHT};
+use tables::{slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_LEFT, ROW_RIGHT};
 
 /// A direction to slide the tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -166,19 +166,31 @@ const fn nibbles_empty(x: u64) -> u64 {
     !y & LOW_BITS
 }
 
-/// Applies a row table to the four rows of `x`; returns the new rows and the summed table scores
-/// (in units of 4 points).
+/// The four rows of `x` through a row table.
 #[inline(always)]
-fn rows_through(x: u64, table: &[u32; 65536]) -> (u64, u32) {
-    let e0 = table[(x & 0xffff) as usize];
-    let e1 = table[((x >> 16) & 0xffff) as usize];
-    let e2 = table[((x >> 32) & 0xffff) as usize];
-    let e3 = table[(x >> 48) as usize];
-    let rows = (e0 & 0xffff) as u64
-        | ((e1 & 0xffff) as u64) << 16
-        | ((e2 & 0xffff) as u64) << 32
-        | ((e3 & 0xffff) as u64) << 48;
-    (rows, (e0 >> 16) + (e1 >> 16) + (e2 >> 16) + (e3 >> 16))
+fn rows_through(x: u64, table: &[u16; 65536]) -> u64 {
+    table[(x & 0xffff) as usize] as u64
+        | (table[((x >> 16) & 0xffff) as usize] as u64) << 16
+        | (table[((x >> 32) & 0xffff) as usize] as u64) << 32
+        | (table[(x >> 48) as usize] as u64) << 48
+}
+
+/// The four columns of the board whose transpose is `t` through a column table.
+#[inline(always)]
+fn cols_through(t: u64, table: &[u64; 65536]) -> u64 {
+    table[(t & 0xffff) as usize]
+        | table[((t >> 16) & 0xffff) as usize] << 4
+        | table[((t >> 32) & 0xffff) as usize] << 8
+        | table[(t >> 48) as usize] << 12
+}
+
+/// The merge score of the four lines (rows of `x`), in points.
+#[inline(always)]
+fn lines_score(x: u64) -> u32 {
+    4 * (LINE_SCORE[(x & 0xffff) as usize] as u32
+        + LINE_SCORE[((x >> 16) & 0xffff) as usize] as u32
+        + LINE_SCORE[((x >> 32) & 0xffff) as usize] as u32
+        + LINE_SCORE[(x >> 48) as usize] as u32)
 }
 
 impl Board {
@@ -304,22 +316,25 @@ impl Board {
         if self.needs_slow_path(m) {
             return self.apply_slow(m);
         }
-        let (cells, score4) = match m {
-            Move::Left => rows_through(self.cells, &LEFT),
-            Move::Right => rows_through(self.cells, &RIGHT),
+        let (cells, score) = match m {
+            Move::Left => (rows_through(self.cells, &ROW_LEFT), lines_score(self.cells)),
+            Move::Right => (
+                rows_through(self.cells, &ROW_RIGHT),
+                lines_score(self.cells),
+            ),
             Move::Up => {
-                let (t, s) = rows_through(transpose(self.cells), &LEFT);
-                (transpose(t), s)
+                let t = transpose(self.cells);
+                (cols_through(t, &COL_UP), lines_score(t))
             }
             Move::Down => {
-                let (t, s) = rows_through(transpose(self.cells), &RIGHT);
-                (transpose(t), s)
+                let t = transpose(self.cells);
+                (cols_through(t, &COL_DOWN), lines_score(t))
             }
         };
         if cells == self.cells {
             None
         } else {
-            Some((Board { cells, big: 0 }, 4 * score4))
+            Some((Board { cells, big: 0 }, score))
         }
     }
 
@@ -331,10 +346,10 @@ impl Board {
             return self.apply_slow(m).map(|(b, _)| b);
         }
         let cells = match m {
-            Move::Left => rows_only(self.cells, &LEFT),
-            Move::Right => rows_only(self.cells, &RIGHT),
-            Move::Up => transpose(rows_only(transpose(self.cells), &LEFT)),
-            Move::Down => transpose(rows_only(transpose(self.cells), &RIGHT)),
+            Move::Left => rows_through(self.cells, &ROW_LEFT),
+            Move::Right => rows_through(self.cells, &ROW_RIGHT),
+            Move::Up => cols_through(transpose(self.cells), &COL_UP),
+            Move::Down => cols_through(transpose(self.cells), &COL_DOWN),
         };
         (cells != self.cells).then_some(Board { cells, big: 0 })
     }
@@ -505,14 +520,6 @@ impl Board {
         }
         Ok(b)
     }
-}
-
-#[inline(always)]
-fn rows_only(x: u64, table: &[u32; 65536]) -> u64 {
-    (table[(x & 0xffff) as usize] & 0xffff) as u64
-        | ((table[((x >> 16) & 0xffff) as usize] & 0xffff) as u64) << 16
-        | ((table[((x >> 32) & 0xffff) as usize] & 0xffff) as u64) << 32
-        | ((table[(x >> 48) as usize] & 0xffff) as u64) << 48
 }
 
 impl fmt::Display for Board {

@@ -2,12 +2,11 @@
 //!
 //! A row is 16 bits: four 4-bit log2 exponents, cell 0 (the leftmost column, or the top row of a
 //! transposed board) in the lowest nibble. [`slide_row_slow`] slides one row of exponents toward
-//! index 0 the way 2048 does; [`LEFT`] and [`RIGHT`] hold its result for every one of the 65,536
-//! rows, computed at compile time (a `const fn`, no build script, no `static mut`).
-//!
-//! Table entry layout (`u32`): bits 0..16 = the row after the move, bits 16..32 = the merge score
-//! of that row divided by 4 (every merge makes a tile of at least 4, and a row of four 16384 tiles
-//! scores 65536, one more than a `u16` holds, so the score is stored divided by 4).
+//! index 0 the way 2048 does; the tables below hold its result for every one of the 65,536 rows,
+//! computed at compile time (`const fn`, no build script, no `static mut`): rows after left/right
+//! ([`ROW_LEFT`], [`ROW_RIGHT`]), columns after up/down already spread into board position
+//! ([`COL_UP`], [`COL_DOWN`], so up/down need one transpose, not two), and the merge score of a
+//! line ([`LINE_SCORE`]).
 //!
 //! A merge of two 32768 tiles (exponent 15) makes 65536, which does not fit a nibble. The table
 //! entry for such a row is not used: [`super::Board`] sees it coming and takes its exact slow path
@@ -88,27 +87,67 @@ const fn reverse(line: [u8; 4]) -> [u8; 4] {
     [line[3], line[2], line[1], line[0]]
 }
 
-const fn build(toward_high: bool) -> [u32; 65536] {
-    let mut table = [0u32; 65536];
+/// The row after a move toward cell 0 (`toward_high` false) or toward cell 3 (true), and the score.
+const fn slide_packed(row: u16, toward_high: bool) -> (u16, u32) {
+    let line = unpack_row(row);
+    if toward_high {
+        let (m, s) = slide_row_slow(reverse(line));
+        (pack_row(reverse(m)), s)
+    } else {
+        let (m, s) = slide_row_slow(line);
+        (pack_row(m), s)
+    }
+}
+
+const fn build_rows(toward_high: bool) -> [u16; 65536] {
+    let mut table = [0u16; 65536];
     let mut row = 0usize;
     while row < 65536 {
-        let line = unpack_row(row as u16);
-        let (moved, score) = if toward_high {
-            let (m, s) = slide_row_slow(reverse(line));
-            (reverse(m), s)
-        } else {
-            slide_row_slow(line)
-        };
-        table[row] = pack_row(moved) as u32 | ((score / 4) << 16);
+        table[row] = slide_packed(row as u16, toward_high).0;
         row += 1;
     }
     table
 }
 
-/// Row table for a move toward cell 0 (left on rows, up on transposed rows): entry layout above.
-pub static LEFT: [u32; 65536] = build(false);
-/// Row table for a move toward cell 3 (right on rows, down on transposed rows): entry layout above.
-pub static RIGHT: [u32; 65536] = build(true);
+/// Spreads a 16-bit row into a column of a board: nibble `j` goes to row `j`, column 0.
+pub const fn unpack_col(row: u16) -> u64 {
+    let r = row as u64;
+    (r & 0xf) | ((r & 0xf0) << 12) | ((r & 0xf00) << 24) | ((r & 0xf000) << 36)
+}
+
+const fn build_cols(toward_high: bool) -> [u64; 65536] {
+    let mut table = [0u64; 65536];
+    let mut row = 0usize;
+    while row < 65536 {
+        table[row] = unpack_col(slide_packed(row as u16, toward_high).0);
+        row += 1;
+    }
+    table
+}
+
+const fn build_scores() -> [u16; 65536] {
+    let mut table = [0u16; 65536];
+    let mut row = 0usize;
+    while row < 65536 {
+        table[row] = (slide_packed(row as u16, false).1 / 4) as u16;
+        row += 1;
+    }
+    table
+}
+
+/// Row after a move toward column 0 (left), for every 16-bit row.
+pub static ROW_LEFT: [u16; 65536] = build_rows(false);
+/// Row after a move toward column 3 (right), for every 16-bit row.
+pub static ROW_RIGHT: [u16; 65536] = build_rows(true);
+/// Column after a move toward row 0 (up): indexed by the column read as a row (row 0 in the
+/// lowest nibble, as in a transposed board), the result already spread back into column 0.
+pub static COL_UP: [u64; 65536] = build_cols(false);
+/// Column after a move toward row 3 (down); layout as [`COL_UP`].
+pub static COL_DOWN: [u64; 65536] = build_cols(true);
+/// Merge score of a line divided by 4 (every merge makes a tile of at least 4; four 16384 tiles
+/// make 65536, one more than a `u16`). The same in both directions: both merge the same pairs
+/// within each run of equal tiles.
+pub static LINE_SCORE: [u16; 65536] = build_scores();
 
 /// True when this row holds two 32768 tiles (exponent 15) that would merge in a left or right move,
 /// i.e. when the row tables cannot express the result. The same pairs meet in both directions.
@@ -156,24 +195,24 @@ mod tests {
             if row_overflows(row) {
                 continue;
             }
+            let i = row as usize;
             let line = unpack_row(row);
             let (left, ls) = slide_row_slow(line);
-            assert_eq!(
-                LEFT[row as usize] & 0xffff,
-                pack_row(left) as u32,
-                "left {row:#06x}"
-            );
-            assert_eq!(LEFT[row as usize] >> 16, ls / 4, "left score {row:#06x}");
+            assert_eq!(ROW_LEFT[i], pack_row(left), "left {row:#06x}");
+            assert_eq!(COL_UP[i], unpack_col(pack_row(left)), "up {row:#06x}");
+            assert_eq!(LINE_SCORE[i] as u32 * 4, ls, "score {row:#06x}");
             let rev = [line[3], line[2], line[1], line[0]];
             let (r, rs) = slide_row_slow(rev);
             let right = [r[3], r[2], r[1], r[0]];
-            assert_eq!(
-                RIGHT[row as usize] & 0xffff,
-                pack_row(right) as u32,
-                "right {row:#06x}"
-            );
-            assert_eq!(RIGHT[row as usize] >> 16, rs / 4, "right score {row:#06x}");
+            assert_eq!(ROW_RIGHT[i], pack_row(right), "right {row:#06x}");
+            assert_eq!(COL_DOWN[i], unpack_col(pack_row(right)), "down {row:#06x}");
+            assert_eq!(rs, ls, "left and right score alike {row:#06x}");
         }
+    }
+
+    #[test]
+    fn unpack_col_places_nibbles_down_column_zero() {
+        assert_eq!(unpack_col(0x4321), 0x0004_0003_0002_0001);
     }
 
     #[test]

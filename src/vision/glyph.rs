@@ -19,6 +19,8 @@ pub struct Glyph {
     pub bbox: (usize, usize, usize, usize),
 }
 
+/// A run of text wider than this times the line height holds touching digits and is split.
+const MAX_DIGIT_ASPECT: f32 = 1.05;
 /// Coverage above which a pixel counts as text when segmenting.
 const TEXT_LEVEL: f32 = 0.45;
 
@@ -58,7 +60,13 @@ pub fn segment(cov: &[f32], w: usize, h: usize, centre_row: usize) -> Vec<Glyph>
     };
     // Columns with text in the band.
     let cols: Vec<bool> = (0..w).map(|x| (b0..b1).any(|y| on(x, y))).collect();
-    let mut glyphs = Vec::new();
+    // Runs of text columns; a run too wide for one digit (touching digits) is split at its
+    // weakest column in the middle, until every part is narrow enough.
+    let band = (b1 - b0) as f32;
+    let weight: Vec<f32> = (0..w)
+        .map(|x| (b0..b1).map(|y| cov[y * w + x]).sum())
+        .collect();
+    let mut runs = Vec::new();
     let mut x = 0;
     while x < w {
         if cols[x] {
@@ -66,6 +74,28 @@ pub fn segment(cov: &[f32], w: usize, h: usize, centre_row: usize) -> Vec<Glyph>
             while x < w && cols[x] {
                 x += 1;
             }
+            let mut todo = vec![(s, x)];
+            while let Some((a, b)) = todo.pop() {
+                if ((b - a) as f32) <= MAX_DIGIT_ASPECT * band || b - a < 6 {
+                    runs.push((a, b));
+                    continue;
+                }
+                let lo = a + (b - a) * 3 / 10;
+                let hi = (a + (b - a) * 7 / 10).max(lo + 1);
+                let cut = (lo..hi)
+                    .min_by(|&i, &j| weight[i].total_cmp(&weight[j]))
+                    .unwrap_or(lo);
+                todo.push((cut, b));
+                todo.push((a, cut));
+            }
+        } else {
+            x += 1;
+        }
+    }
+    runs.sort_unstable();
+    let mut glyphs = Vec::new();
+    for (s, x) in runs {
+        {
             let gy0 = (b0..b1).find(|&y| (s..x).any(|xx| on(xx, y))).unwrap_or(b0);
             let gy1 = (b0..b1)
                 .rev()
@@ -76,8 +106,6 @@ pub fn segment(cov: &[f32], w: usize, h: usize, centre_row: usize) -> Vec<Glyph>
             if s > 0 && x < w && gy0 > 0 && gy1 < h {
                 glyphs.push(normalise(cov, w, (s, gy0, x, gy1)));
             }
-        } else {
-            x += 1;
         }
     }
     glyphs
@@ -246,6 +274,23 @@ mod tests {
         assert_eq!(g[0].bbox, (3, 2, 7, 8));
         assert_eq!(g[1].bbox, (10, 2, 14, 8));
         assert!((similarity(&g[0].levels, &g[1].levels) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn splits_touching_digits() {
+        // Two 6x10 blocks joined by a thin bridge: one run 13 wide on a 10-high line.
+        let (w, h) = (24, 14);
+        let mut cov = vec![0.0; w * h];
+        for y in 2..12 {
+            for x in (4..10).chain(11..17) {
+                cov[y * w + x] = 1.0;
+            }
+        }
+        cov[6 * w + 10] = 1.0;
+        let g = segment(&cov, w, h, 7);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].bbox.0, 4);
+        assert_eq!(g[1].bbox.2, 17);
     }
 
     #[test]

@@ -280,6 +280,106 @@ fn fit_axis(fill: &[f32], counts: &[usize]) -> Option<Fit1> {
     best.map(|(_, f)| f)
 }
 
+/// Statistics of one lattice on a fill profile (`None` if it does not fit inside).
+fn lattice(fill: &[f32], count: usize, offset: usize, size: usize, gap: usize) -> Option<Fit1> {
+    let total = count * size + (count - 1) * gap;
+    if count < 2 || gap == 0 || offset + total > fill.len() {
+        return None;
+    }
+    let (mut cells, mut gaps, mut sq) = (0.0f64, 0.0f64, 0.0f64);
+    for (i, &f) in fill[offset..offset + total].iter().enumerate() {
+        let f = f64::from(f);
+        sq += f * f;
+        if i % (size + gap) < size {
+            cells += f;
+        } else {
+            gaps += f;
+        }
+    }
+    let nn = total as f64;
+    let mean = (cells + gaps) / nn;
+    let var_f = sq / nn - mean * mean;
+    let pg = ((count - 1) * gap) as f64 / nn;
+    let den = (var_f * pg * (1.0 - pg)).sqrt();
+    let corr = if den > 1e-12 {
+        ((gaps / nn - mean * pg) / den) as f32
+    } else {
+        0.0
+    };
+    Some(Fit1 {
+        count,
+        offset,
+        size,
+        gap,
+        gap_fill: (gaps / ((count - 1) * gap) as f64) as f32,
+        cell_fill: (cells / (count * size) as f64) as f32,
+        corr,
+    })
+}
+
+/// Fits a lattice from the peaks of a fill profile, wherever it lies: for boards without a
+/// frame (the gaps are the page itself), whose candidate box is the whole page. The gaps are the
+/// longest run of evenly spaced peaks of similar width; the cells lie between and beside them.
+fn fit_peaks(fill: &[f32], counts: &[usize]) -> Option<Fit1> {
+    let max = fill.iter().copied().fold(0.0f32, f32::max);
+    if max <= 0.0 {
+        return None;
+    }
+    let mut peaks = Vec::new(); // (start, end exclusive)
+    let mut i = 0;
+    while i < fill.len() {
+        if fill[i] >= max / 2.0 {
+            let s = i;
+            while i < fill.len() && fill[i] >= max / 2.0 {
+                i += 1;
+            }
+            peaks.push((s, i));
+        } else {
+            i += 1;
+        }
+    }
+    let centre = |p: (usize, usize)| (p.0 + p.1) as f32 / 2.0;
+    let mut best: Option<Fit1> = None;
+    for a in 0..peaks.len() {
+        for b in a + 1..peaks.len() {
+            let pitch = centre(peaks[b]) - centre(peaks[a]);
+            let width = (peaks[a].1 - peaks[a].0) as f32;
+            if width * 2.0 > pitch || pitch < (MIN_CELL_PX + 1) as f32 {
+                continue;
+            }
+            let mut chain = vec![a, b];
+            let mut next = centre(peaks[b]) + pitch;
+            for (k, p) in peaks.iter().enumerate().skip(b + 1) {
+                let w = (p.1 - p.0) as f32;
+                if (centre(*p) - next).abs() <= (pitch * 0.04).max(2.0)
+                    && (w - width).abs() <= width * 0.4 + 1.0
+                {
+                    chain.push(k);
+                    next = centre(*p) + pitch;
+                }
+            }
+            let count = chain.len() + 1;
+            if !counts.contains(&count) {
+                continue;
+            }
+            let gap = ((peaks[chain[0]].1 - peaks[chain[0]].0) as f32).round() as usize;
+            let size = (pitch - gap as f32).round() as usize;
+            let Some(offset) = peaks[chain[0]].0.checked_sub(size) else {
+                continue;
+            };
+            if let Some(f) = lattice(fill, count, offset, size, gap) {
+                if best
+                    .as_ref()
+                    .is_none_or(|o| (f.count, f.corr) > (o.count, o.corr))
+                {
+                    best = Some(f);
+                }
+            }
+        }
+    }
+    best
+}
+
 /// Finds the grid drawn in board colour `colours[i]` (any `i`) within `tol` levels.
 /// `shape`: required (rows, cols), or `None` for any 3..=9 each.
 pub(crate) fn find_grid(
@@ -404,16 +504,17 @@ fn fit_box(
         Some((r, c)) => (vec![r], vec![c]),
         None => (all.clone(), all),
     };
-    let fx = fit_axis(&colf, &cc)?;
-    let fy = fit_axis(&rowf, &rc)?;
-    for f in [&fx, &fy] {
-        if f.gap_fill < MIN_GAP_FILL
-            || f.cell_fill > MAX_CELL_RATIO * f.gap_fill
-            || f.corr < MIN_CORR
-        {
-            return None;
-        }
-    }
+    let valid = |f: &Fit1| {
+        f.gap_fill >= MIN_GAP_FILL
+            && f.cell_fill <= MAX_CELL_RATIO * f.gap_fill
+            && f.corr >= MIN_CORR
+    };
+    let fx = fit_axis(&colf, &cc)
+        .filter(valid)
+        .or_else(|| fit_peaks(&colf, &cc).filter(valid))?;
+    let fy = fit_axis(&rowf, &rc)
+        .filter(valid)
+        .or_else(|| fit_peaks(&rowf, &rc).filter(valid))?;
     let aspect = fx.size as f32 / fy.size as f32;
     if !(0.7..=1.43).contains(&aspect) {
         return None;
