@@ -59,6 +59,18 @@ fn can_run(test: &str) -> bool {
     false
 }
 
+/// A display number nobody uses now (no socket, no lock file), from a range that depends on this
+/// process, so that two test runs on one machine do not share a display.
+fn free_display() -> u32 {
+    let base = 150 + std::process::id() % 400;
+    (base..base + 400)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
+        .expect("a free X display number")
+}
+
 /// One display with one game, stopped on drop.
 struct Session {
     display: u32,
@@ -175,12 +187,12 @@ fn assert_keys(v: &Value) {
 }
 
 /// At least 300 moves or to game over, no desync, the last read equal to the mirror.
-fn long_game(display: u32, game: &str, title: &str) {
+fn long_game(game: &str, title: &str) {
     let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     if !can_run(game) {
         return;
     }
-    let s = Session::start(display, game, None);
+    let s = Session::start(free_display(), game, None);
     let rec = s.state.path().join("record");
     let (v, code, err) = play(
         &s,
@@ -217,17 +229,17 @@ fn long_game(display: u32, game: &str, title: &str) {
 
 #[test]
 fn gnome_2048_plays_300_moves_without_desync() {
-    long_game(121, "gnome", "GNOME 2048");
+    long_game("gnome", "GNOME 2048");
 }
 
 #[test]
 fn qt_2048_plays_300_moves_without_desync() {
-    long_game(122, "qt", "2048 Game");
+    long_game("qt", "2048 Game");
 }
 
 #[test]
 fn web_2048_plays_300_moves_without_desync() {
-    long_game(123, "web", "2048");
+    long_game("web", "2048");
 }
 
 /// One move before 2048 (two 1024s side by side): `--on-win continue` passes the "You win!"
@@ -238,7 +250,11 @@ fn web_2048_continues_past_the_win_overlay() {
     if !can_run("web win") {
         return;
     }
-    let s = Session::start(124, "web", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
+    let s = Session::start(
+        free_display(),
+        "web",
+        Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"),
+    );
     let (v, code, err) = play(
         &s,
         &[
@@ -267,7 +283,11 @@ fn gnome_2048_continues_past_the_win_dialog() {
     if !can_run("gnome win") {
         return;
     }
-    let s = Session::start(125, "gnome", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
+    let s = Session::start(
+        free_display(),
+        "gnome",
+        Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"),
+    );
     let (v, code, err) = play(
         &s,
         &[
@@ -293,7 +313,11 @@ fn web_2048_stops_at_the_win_when_asked() {
     if !can_run("web win stop") {
         return;
     }
-    let s = Session::start(126, "web", Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"));
+    let s = Session::start(
+        free_display(),
+        "web",
+        Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"),
+    );
     let (v, code, err) = play(
         &s,
         &["--window", "2048", "--max-moves", "20", "--on-win", "stop"],
@@ -335,7 +359,7 @@ fn drill_window_closed_mid_game() {
     if !can_run("drill close") {
         return;
     }
-    let s = Session::start(128, "qt", None);
+    let s = Session::start(free_display(), "qt", None);
     let child = s
         .bot(&["play", "--json", "--window", "2048 Game"])
         .spawn()
@@ -378,7 +402,7 @@ fn drill_focus_taken_away_stops_without_keys_elsewhere() {
     if !can_run("drill focus") {
         return;
     }
-    let s = Session::start(129, "gnome", None);
+    let s = Session::start(free_display(), "gnome", None);
     let out = s.games().args(["start", "qt"]).output().expect("start qt");
     assert!(out.status.success());
     let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
@@ -420,7 +444,7 @@ fn drill_focus_taken_away_recovers_with_activate() {
     if !can_run("drill focus activate") {
         return;
     }
-    let s = Session::start(130, "gnome", None);
+    let s = Session::start(free_display(), "gnome", None);
     let out = s.games().args(["start", "qt"]).output().expect("start qt");
     assert!(out.status.success());
     let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
@@ -464,7 +488,7 @@ fn drill_covered_by_another_window() {
     if !can_run("drill cover") {
         return;
     }
-    let s = Session::start(131, "gnome", None);
+    let s = Session::start(free_display(), "gnome", None);
     let child = s
         .bot(&["play", "--json", "--window", "GNOME 2048"])
         .spawn()
@@ -496,7 +520,7 @@ fn drill_mouse_moved_stops_the_bot() {
     if !can_run("drill mouse") {
         return;
     }
-    let s = Session::start(132, "qt", None);
+    let s = Session::start(free_display(), "qt", None);
     let child = s
         .bot(&["play", "--json", "--window", "2048 Game"])
         .spawn()
@@ -518,7 +542,7 @@ fn live_calibration_of_2048_qt() {
     if !can_run("live calibration") {
         return;
     }
-    let s = Session::start(133, "qt", None);
+    let s = Session::start(free_display(), "qt", None);
     let out = s.state.path().join("qt-live.toml");
     let args = [
         "calibrate",

@@ -204,8 +204,10 @@ pub struct Summary {
     pub score: u64,
     /// Largest tile on the final board.
     pub max_tile: u32,
-    /// Moves whose read after the key disagreed with the mirror at least once (unreadable, or not
-    /// the afterstate plus one new 2/4), whether a re-read then resolved it or not.
+    /// Moves whose read after the key disagreed with the mirror (unreadable, or not the afterstate
+    /// plus one new 2/4) on a frame that stayed the same when read again, or that ended in a
+    /// desync stop. A disagreeing frame that turns out to be from inside an animation (the next
+    /// capture differs) is only counted in `rereads`.
     pub desyncs: u64,
     /// Extra reads after a key: re-reads after a disagreeing, unreadable or mid-animation frame.
     pub rereads: u64,
@@ -825,6 +827,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
         let mut presses = 0u32;
         let mut rereads = 0u32;
         let mut desynced = false;
+        let mut bad_hash: Option<u64> = None;
         let mut need_press = true;
         loop {
             if need_press {
@@ -913,10 +916,13 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     g
                 }
                 Err(e) => {
-                    if !desynced {
+                    // a disagreement counts as a desync once the same pixels disagree again (a frame
+                    // from inside an animation is only re-read)
+                    if bad_hash == Some(s.hash) && !desynced {
                         st.desyncs += 1;
                         desynced = true;
                     }
+                    bad_hash = Some(s.hash);
                     rereads += 1;
                     reader.forget_grid();
                     if rereads > cfg.rereads {
@@ -988,10 +994,13 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     need_press = true;
                 }
                 Verdict::Desync(diff) => {
-                    if !desynced {
+                    // a disagreement counts as a desync once the same pixels disagree again (a frame
+                    // from inside an animation is only re-read)
+                    if bad_hash == Some(s.hash) && !desynced {
                         st.desyncs += 1;
                         desynced = true;
                     }
+                    bad_hash = Some(s.hash);
                     rereads += 1;
                     // the remembered grid may have been taken from a mid-animation frame
                     reader.forget_grid();
@@ -1005,6 +1014,9 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                             Some(d) => format!("{why}; dump in {d}"),
                             None => why,
                         };
+                        if !desynced {
+                            st.desyncs += 1;
+                        }
                         return Err(gone_or(game, Stop::Now(StopReason::Desync, msg)));
                     }
                     std::thread::sleep(std::time::Duration::from_millis(30));
