@@ -626,16 +626,25 @@ mod cli {
     }
 
     #[test]
-    fn calibrate_window_is_not_available_yet() {
-        let o = bot(&[
-            "calibrate",
-            "--window",
-            "2048",
-            "--out",
-            "/nonexistent/x.toml",
-        ]);
-        assert_eq!(o.status.code(), Some(1));
-        assert!(stderr(&o).contains("not available"), "{}", stderr(&o));
+    fn calibrate_window_without_a_display_is_a_clear_error() {
+        // Live calibration needs an X display; without one it must say so, exit 1, write nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.toml");
+        let o = Command::new(env!("CARGO_BIN_EXE_bot2048"))
+            .args([
+                "calibrate",
+                "--window",
+                "2048",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .expect("runs");
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("no X display"), "{}", stderr(&o));
+        assert!(!out.exists());
     }
 
     #[test]
