@@ -99,6 +99,18 @@ impl Rect {
             height: (y1 - y0) as u32,
         })
     }
+
+    /// `region` clipped to `image`, or the whole image when `region` is `None` or lies outside it.
+    pub fn within(image: &image::RgbaImage, region: Option<Rect>) -> Rect {
+        region
+            .and_then(|r| r.clip(image.width(), image.height()))
+            .unwrap_or(Rect {
+                x: 0,
+                y: 0,
+                width: image.width(),
+                height: image.height(),
+            })
+    }
 }
 
 /// Why a frame could not be had, or must not be trusted.
@@ -163,14 +175,7 @@ impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
 /// `None`), sampled every 2nd pixel in both directions. Covered parts of a window capture as pure
 /// black under X without a compositor; the games never paint pure black on their boards.
 pub fn black_fraction(image: &image::RgbaImage, region: Option<Rect>) -> f64 {
-    let r = region
-        .and_then(|r| r.clip(image.width(), image.height()))
-        .unwrap_or(Rect {
-            x: 0,
-            y: 0,
-            width: image.width(),
-            height: image.height(),
-        });
+    let r = Rect::within(image, region);
     let (mut black, mut total) = (0u64, 0u64);
     for y in (r.y as u32..r.y as u32 + r.height).step_by(2) {
         for x in (r.x as u32..r.x as u32 + r.width).step_by(2) {

@@ -74,14 +74,7 @@ pub struct Settled {
 
 /// FNV-1a hash of the pixels of `region` (whole image when `None`); equal regions hash equal.
 pub fn region_hash(image: &image::RgbaImage, region: Option<Rect>) -> u64 {
-    let r = region
-        .and_then(|r| r.clip(image.width(), image.height()))
-        .unwrap_or(Rect {
-            x: 0,
-            y: 0,
-            width: image.width(),
-            height: image.height(),
-        });
+    let r = Rect::within(image, region);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let stride = image.width() as usize * 4;
     let raw = image.as_raw();

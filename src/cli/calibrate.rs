@@ -67,18 +67,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if !is_plain_name(&name) {
         bail!("profile name {name:?} may only hold letters, digits, '-', '_' and '.'");
     }
-    let out = match &args.out {
-        Some(p) => p.clone(),
-        None => user_dir()
-            .context("no HOME to put the profile in; give --out PATH")?
-            .join(format!("{name}.toml")),
-    };
-    if out.exists() && !args.force {
-        bail!(
-            "{} already exists; use --force to overwrite it",
-            out.display()
-        );
-    }
+    let out = output_path(args.out.as_deref(), &name, args.force)?;
     let pairs = labelled_images(dir).with_context(|| format!("cannot list {}", dir.display()))?;
     if pairs.is_empty() {
         bail!(
@@ -201,18 +190,7 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     if !is_plain_name(&name) {
         bail!("profile name {name:?} may only hold letters, digits, '-', '_' and '.'; give --name");
     }
-    let out = match &args.out {
-        Some(p) => p.clone(),
-        None => user_dir()
-            .context("no HOME to put the profile in; give --out PATH")?
-            .join(format!("{name}.toml")),
-    };
-    if out.exists() && !args.force {
-        bail!(
-            "{} already exists; use --force to overwrite it",
-            out.display()
-        );
-    }
+    let out = output_path(args.out.as_deref(), &name, args.force)?;
     let mut game = LiveGame::open(title, FocusMode::Start)
         .with_context(|| format!("opening the game window `{title}`"))?;
     let mut reader = Reader::new(ProfileChoice::Auto);
@@ -249,4 +227,24 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
     check(&profile, &images);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the profile named `name` goes: `out`, or `<user profile dir>/<name>.toml`.
+///
+/// # Errors
+/// No HOME to put it in, or the file exists and `force` is false (nothing is overwritten).
+fn output_path(out: Option<&Path>, name: &str, force: bool) -> anyhow::Result<PathBuf> {
+    let out = match out {
+        Some(p) => p.to_path_buf(),
+        None => user_dir()
+            .context("no HOME to put the profile in; give --out PATH")?
+            .join(format!("{name}.toml")),
+    };
+    if out.exists() && !force {
+        bail!(
+            "{} already exists; use --force to overwrite it",
+            out.display()
+        );
+    }
+    Ok(out)
 }
