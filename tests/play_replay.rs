@@ -244,3 +244,184 @@ fn a_record_directory_replays() {
     assert_eq!(again.final_board, s.final_board);
     assert_eq!(again.desyncs, 0);
 }
+
+/// Frame 5 with one board-background pixel changed by one level: the same board, other pixels
+/// (as when a spawned tile's pop animation ends after the frame was taken). Written to `dir`.
+fn frame5_repainted(dir: &std::path::Path) -> PathBuf {
+    let src = frames(&[5]).remove(0);
+    let mut img = image::open(&src).unwrap().to_rgba8();
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let grid = bot2048::play::grid_rect(&reader.read(&img).unwrap());
+    let p = img.get_pixel_mut(grid.x as u32 + 2, grid.y as u32 + 2);
+    p.0[0] = p.0[0].wrapping_add(1);
+    let out = dir.join("005-repainted.png");
+    img.save(&out).unwrap();
+    out
+}
+
+#[test]
+fn a_dropped_key_after_an_early_frame_is_pressed_again_once_the_board_holds_still() {
+    // the frame before the 6th key was used early; after the key the board's pixels change (the
+    // pop ends) but it still reads as before, and then holds still: the key was dropped
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = frames(&[0, 1, 2, 3, 4, 5]);
+    files.push(frame5_repainted(dir.path()));
+    files.extend(frames(&[6, 7, 8, 9, 10, 11, 12]));
+    let play_files = |cfg: PlayConfig| {
+        let mut game = ReplayGame {
+            frames: ReplaySource::from_files(files.clone()),
+            keys: RecordingSink::default(),
+        };
+        let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+        let s = play(&mut game, &mut reader, &mut Scripted::load(), &cfg);
+        (s, game.keys.keys)
+    };
+    let early = PlayConfig::default();
+    assert!(
+        early.settle.early_quiet_ms.is_some(),
+        "early frames are the default"
+    );
+    let (s, keys) = play_files(early);
+    assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+    assert_eq!((s.moves, s.retries, s.desyncs), (12, 1, 0));
+    assert!(s.rereads >= 1);
+    assert_eq!(&keys[5..7], &[Move::Left, Move::Left], "the 6th key again");
+    assert!(s.final_read_matches);
+
+    // with every frame fully settled, a board that changed but reads as before is a stalled
+    // animation: never pressed again (that could make two moves), and the loop stops
+    let mut settled = PlayConfig::default();
+    settled.settle.early_quiet_ms = None;
+    let (s, keys) = play_files(settled);
+    assert_eq!(s.stop_reason, StopReason::Unsettled, "{s:?}");
+    assert_eq!((s.moves, s.retries), (5, 0));
+    assert_eq!(keys.len(), 6, "no second press of the 6th key");
+}
+
+/// Frames served in order, each for `calls` captures (20 virtual ms apart), with no key at all.
+struct Slideshow {
+    images: Vec<image::RgbaImage>,
+    calls: usize,
+    served: usize,
+    clock: std::time::Instant,
+}
+
+impl bot2048::capture::FrameSource for Slideshow {
+    fn next_frame(&mut self) -> Result<bot2048::capture::Frame, bot2048::capture::CaptureError> {
+        let i = self.served / self.calls;
+        let image = self
+            .images
+            .get(i)
+            .ok_or(bot2048::capture::CaptureError::EndOfReplay)?
+            .clone();
+        self.served += 1;
+        self.clock += std::time::Duration::from_millis(20);
+        Ok(bot2048::capture::Frame {
+            image,
+            origin: (0, 0),
+            taken_at: self.clock,
+        })
+    }
+}
+
+fn slideshow(order: &[usize]) -> Slideshow {
+    Slideshow {
+        images: frames(order)
+            .iter()
+            .map(|p| image::open(p).unwrap().to_rgba8())
+            .collect(),
+        calls: 12,
+        served: 0,
+        clock: std::time::Instant::now(),
+    }
+}
+
+#[test]
+fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
+    use bot2048::play::advise::{advise, AdviseConfig, AdviseEnd};
+    // the user's game: frames 0..=12, frame 5 on screen twice as long (no new board)
+    let mut src = slideshow(&[0, 1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12]);
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let mut boards = Vec::new();
+    let mut best = Vec::new();
+    let end = advise(
+        &mut src,
+        &mut reader,
+        &mut Scripted::load(),
+        &AdviseConfig::default(),
+        &mut |a| {
+            boards.push(a.board);
+            best.push(a.decision.best);
+        },
+    )
+    .unwrap();
+    assert_eq!(end, AdviseEnd::EndOfReplay);
+    assert_eq!(boards.len(), 13, "one piece of advice per board");
+    // each board is the one before after the user's key plus one new 2 or 4 (engine, not reader)
+    for i in 0..12 {
+        let after = boards[i].apply(KEYS[i]).unwrap().0;
+        let next = boards[i + 1].to_values();
+        let a = after.to_values();
+        let new: Vec<u32> = (0..16)
+            .filter(|&k| a[k / 4][k % 4] != next[k / 4][k % 4])
+            .map(|k| {
+                assert_eq!(a[k / 4][k % 4], 0, "only an empty cell changes");
+                next[k / 4][k % 4]
+            })
+            .collect();
+        assert!(new == [2] || new == [4], "board {i}: {new:?}");
+    }
+    assert_eq!(
+        boards[12].to_values(),
+        [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]],
+        "the last frame, by eye"
+    );
+    // the advice is the solver's choice on each board (here the recorded keys)
+    assert_eq!(
+        best[..12].iter().map(|m| m.unwrap()).collect::<Vec<_>>(),
+        KEYS
+    );
+
+    // --once on a screen with no board: ends with the reason, no advice
+    let mut blank = Slideshow {
+        images: vec![image::RgbaImage::from_pixel(
+            640,
+            480,
+            image::Rgba([250, 248, 239, 255]),
+        )],
+        calls: 50,
+        served: 0,
+        clock: std::time::Instant::now(),
+    };
+    let cfg = AdviseConfig {
+        once: true,
+        ..AdviseConfig::default()
+    };
+    let mut n = 0;
+    let end = advise(
+        &mut blank,
+        &mut reader,
+        &mut Scripted::load(),
+        &cfg,
+        &mut |_| n += 1,
+    )
+    .unwrap();
+    assert!(matches!(end, AdviseEnd::Unreadable(_)), "{end:?}");
+    assert_eq!(n, 0);
+
+    // --max-boards 3
+    let cfg = AdviseConfig {
+        max_boards: Some(3),
+        ..AdviseConfig::default()
+    };
+    let mut n = 0;
+    let end = advise(
+        &mut slideshow(&[0, 1, 2, 3, 4]),
+        &mut reader,
+        &mut Scripted::load(),
+        &cfg,
+        &mut |_| n += 1,
+    )
+    .unwrap();
+    assert_eq!((end, n), (AdviseEnd::Limit, 3));
+}

@@ -70,6 +70,9 @@ pub struct Settled {
     pub waited_ms: f64,
     /// Number of captures taken.
     pub captures: u32,
+    /// The wait ended early: the caller's check accepted the frame before `quiet_ms` of quiet
+    /// (the game may still be animating, e.g. a spawned tile's pop).
+    pub early: bool,
 }
 
 /// FNV-1a hash of the pixels of `region` (whole image when `None`); equal regions hash equal.
@@ -136,15 +139,17 @@ pub fn settle_until(
     let mut last_change = frame.taken_at;
     let mut timed_out = false;
     let mut asked: Option<u64> = None;
+    let mut early = false;
     loop {
         let quiet_for = frame.taken_at.duration_since(last_change);
         if quiet_for >= Duration::from_millis(opts.quiet_ms) {
             break;
         }
-        if let Some(early) = opts.early_quiet_ms {
-            if changed && quiet_for >= Duration::from_millis(early) && asked != Some(hash) {
+        if let Some(early_ms) = opts.early_quiet_ms {
+            if changed && quiet_for >= Duration::from_millis(early_ms) && asked != Some(hash) {
                 asked = Some(hash);
                 if black_fraction(&frame.image, opts.region) <= opts.max_black && accept(&frame) {
+                    early = true;
                     break;
                 }
             }
@@ -178,6 +183,7 @@ pub fn settle_until(
         timed_out,
         waited_ms,
         captures,
+        early,
     })
 }
 

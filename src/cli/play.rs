@@ -49,7 +49,7 @@ pub struct TargetArgs {
     pub settle_timeout_ms: u64,
     /// After a key, use a frame once the board has been still this long (ms) if it already reads
     /// as exactly the expected board plus one new tile (the mirror); 0 = always wait --quiet-ms.
-    #[arg(long, default_value_t = 30, value_name = "MS")]
+    #[arg(long, default_value_t = play::DEFAULT_EARLY_MS, value_name = "MS")]
     pub early_ms: u64,
 }
 
@@ -91,6 +91,7 @@ impl TargetArgs {
         SettleOptions {
             quiet_ms: self.quiet_ms,
             timeout_ms: self.settle_timeout_ms,
+            early_quiet_ms: (self.early_ms > 0).then_some(self.early_ms),
             ..SettleOptions::default()
         }
     }

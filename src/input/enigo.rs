@@ -192,11 +192,21 @@ impl EnigoSink {
     }
 
     /// Presses Escape, only if the window with the keyboard focus is `dialog` (a dialog of the game
-    /// that the caller identified by title and stacking); used to close gnome-2048's dialogs.
+    /// that the caller identified by title and stacking); used to close gnome-2048's win dialog.
     ///
     /// # Errors
     /// `NotFocused` when `dialog` does not have the focus; `Backend` when enigo fails.
     pub fn escape_to(&mut self, dialog: u32) -> Result<(), InputError> {
+        self.key_to(dialog, Key::Escape)
+    }
+
+    /// Presses `key` (press and release), only if the window with the keyboard focus is `dialog`
+    /// (activating it first and waiting up to the focus wait); e.g. `y` for the "Yes" button of
+    /// 2048-qt's "You Win" message box, whose buttons take their mnemonic letter without Alt.
+    ///
+    /// # Errors
+    /// `NotFocused` when `dialog` does not get the focus; `Backend` when enigo fails.
+    pub fn key_to(&mut self, dialog: u32, key: Key) -> Result<(), InputError> {
         let focused = self.x11.has_keyboard_focus(dialog).map_err(be)?;
         if !focused {
             self.x11.activate(dialog).map_err(be)?;
@@ -210,7 +220,7 @@ impl EnigoSink {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        self.enigo.key(Key::Escape, Direction::Click).map_err(be)
+        self.enigo.key(key, Direction::Click).map_err(be)
     }
 }
 

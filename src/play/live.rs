@@ -3,8 +3,9 @@
 //!
 //! Dialogs are told apart by window class (a dialog of the game shares the game's `WM_CLASS`) and
 //! title, as measured on the real games: gnome-2048 opens an untitled dialog at 2048 (its win
-//! dialog) and `Congratulations!` / `High Scores` at game over; 2048-qt opens `Game Over` (whose
-//! default button, Abort, quits the game: the bot never presses Return or Escape there).
+//! dialog) and `Congratulations!` / `High Scores` at game over; 2048-qt opens `You Win` at 2048
+//! (closed with its Yes button's letter `y`) and `Game Over` (whose default button, Abort, quits
+//! the game: the bot never presses Return or Escape there).
 use super::{Cover, GameUi};
 use crate::capture::{CaptureError, Frame, FrameSource, Rect, RegionSource, WindowSource};
 use crate::engine::Move;
@@ -13,6 +14,11 @@ use std::time::{Duration, Instant};
 
 /// Window titles of the games' game-over and score dialogs.
 pub const GAME_OVER_TITLES: &[&str] = &["Game Over", "Congratulations!", "High Scores"];
+
+/// Title of 2048-qt's win dialog, a Qt message box "You win! Continue playing?" with the buttons
+/// Yes (keep playing) and No (start a new game). Its Escape button is No, so the bot presses `y`
+/// (the Yes button's mnemonic, which a Qt message box takes without Alt) and never Escape.
+pub const QT_WIN_TITLE: &str = "You Win";
 
 /// A live game window.
 pub struct LiveGame {
@@ -57,7 +63,7 @@ impl LiveGame {
         if same_app {
             if GAME_OVER_TITLES.contains(&w.title.as_str()) {
                 Cover::GameOverDialog(w.title.clone())
-            } else if w.title.is_empty() && has_2048 {
+            } else if (w.title.is_empty() || w.title == QT_WIN_TITLE) && has_2048 {
                 Cover::WinDialog(w.title.clone())
             } else {
                 Cover::GameDialog(w.title.clone())
@@ -162,7 +168,13 @@ impl GameUi for LiveGame {
             .rev()
             .find(|w| matches!(self.classify(w, true), Cover::WinDialog(_)))
             .ok_or("no win dialog is open")?;
-        self.keys.escape_to(dialog.id).map_err(|e| e.to_string())?;
+        if dialog.title == QT_WIN_TITLE {
+            self.keys
+                .key_to(dialog.id, enigo::Key::Unicode('y'))
+                .map_err(|e| e.to_string())?;
+        } else {
+            self.keys.escape_to(dialog.id).map_err(|e| e.to_string())?;
+        }
         // wait until it is gone, and give the game the focus back
         let end = Instant::now() + Duration::from_millis(1500);
         while Instant::now() < end {
