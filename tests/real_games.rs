@@ -232,9 +232,198 @@ fn gnome_2048_plays_300_moves_without_desync() {
     long_game("gnome", "GNOME 2048");
 }
 
+/// 2048-qt keeps no saved game, so its win is reached by playing a fresh game to 2048 (about
+/// 1,000 moves, 3–4 minutes): every move verified, the "You Win" message box answered Yes (its
+/// letter `y`, never Escape, which would be No = a new game), the board read after it equal to the
+/// mirror (a new game would be a desync), and play goes on afterwards.
 #[test]
-fn qt_2048_plays_300_moves_without_desync() {
-    long_game("qt", "2048 Game");
+fn qt_2048_plays_to_2048_without_desync_and_continues_past_you_win() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("qt win") {
+        return;
+    }
+    let s = Session::start(free_display(), "qt", None);
+    let rec = s.state.path().join("record");
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "2048 Game",
+            "--goal",
+            "2048",
+            "--on-win",
+            "continue",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    eprintln!("qt to 2048: {v}");
+    assert_keys(&v);
+    assert_eq!(v["stop_reason"], "goal", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["wins_continued"], 1, "{v}");
+    assert_eq!(v["max_tile"], 2048, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+    assert!(v["moves"].as_u64().unwrap() >= 300, "{v}");
+    let frames = std::fs::read_dir(rec.join("frames"))
+        .map(|d| d.count())
+        .unwrap_or(0) as u64;
+    assert!(
+        frames > v["moves"].as_u64().unwrap(),
+        "one frame a move: {v}"
+    );
+    // the same game goes on: no dialog is left, the 2048 stays
+    let (v, code, err) = play(&s, &["--window", "2048 Game", "--max-moves", "10"]);
+    eprintln!("qt after the win: {v}");
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert!(v["max_tile"].as_u64().unwrap() >= 2048, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+}
+
+/// `--region`: frames from a rectangle of the screen (here the window's own rectangle, found with
+/// xdotool) instead of the window; keys still go to the window after the focus check.
+#[test]
+fn qt_2048_plays_from_a_screen_region() {
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("qt region") {
+        return;
+    }
+    let s = Session::start(free_display(), "qt", None);
+    let id = s.window_id("^2048 Game$").expect("qt window");
+    let geo = String::from_utf8_lossy(
+        &s.sh(&format!("xdotool getwindowgeometry --shell {id}"))
+            .stdout,
+    )
+    .to_string();
+    let field = |k: &str| -> i64 {
+        geo.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {k} in {geo}"))
+    };
+    let region = format!(
+        "{},{},{},{}",
+        field("X"),
+        field("Y"),
+        field("WIDTH"),
+        field("HEIGHT")
+    );
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "2048 Game",
+            "--region",
+            &region,
+            "--max-moves",
+            "40",
+        ],
+    );
+    eprintln!("qt region {region}: {v}");
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["moves"], 40);
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+}
+
+/// `advise` while a person plays: the test is the person (keys through xdotool, as a keyboard
+/// would send them). After each key the advice shows the board the key made, by the engine: the
+/// board before, moved, plus one new 2 or 4. So advise saw every board and pressed nothing.
+#[test]
+fn advise_follows_a_person_playing_2048_qt() {
+    use bot2048::engine::{Board, Move};
+    use std::io::BufRead;
+    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run("advise") {
+        return;
+    }
+    let s = Session::start(free_display(), "qt", None);
+    let mut child = s
+        .bot(&[
+            "advise",
+            "--json",
+            "--window",
+            "2048 Game",
+            "--max-boards",
+            "4",
+        ])
+        .spawn()
+        .expect("spawn advise");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let board_of_line = |line: &str| -> (Board, Value) {
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let rows: Vec<Vec<u32>> = serde_json::from_value(v["board"].clone()).expect("board");
+        let mut g = [[0u32; 4]; 4];
+        for r in 0..4 {
+            for c in 0..4 {
+                g[r][c] = rows[r][c];
+            }
+        }
+        (Board::from_values(g).expect("a board"), v)
+    };
+    let next_line = || {
+        rx.recv_timeout(Duration::from_secs(15))
+            .expect("advise printed a board")
+    };
+    let (mut board, v) = board_of_line(&next_line());
+    assert_eq!(
+        board
+            .to_values()
+            .iter()
+            .flatten()
+            .filter(|&&x| x > 0)
+            .count(),
+        2,
+        "a new game: {v}"
+    );
+    for step in 0..3 {
+        // the person's key: the first legal of left, up, right, down (not the advice)
+        let (m, after) = [Move::Left, Move::Up, Move::Right, Move::Down]
+            .iter()
+            .find_map(|&m| board.apply(m).map(|(a, _)| (m, a)))
+            .expect("a legal move");
+        let key = match m {
+            Move::Left => "Left",
+            Move::Up => "Up",
+            Move::Right => "Right",
+            Move::Down => "Down",
+        };
+        s.sh(&format!("xdotool key {key}"));
+        let (next, v) = board_of_line(&next_line());
+        let (a, n) = (after.to_values(), next.to_values());
+        let new: Vec<u32> = (0..16)
+            .filter(|&k| a[k / 4][k % 4] != n[k / 4][k % 4])
+            .map(|k| {
+                assert_eq!(
+                    a[k / 4][k % 4],
+                    0,
+                    "step {step}: only an empty cell may change: {v}"
+                );
+                n[k / 4][k % 4]
+            })
+            .collect();
+        assert!(new == [2] || new == [4], "step {step}, key {key}: {v}");
+        assert!(v["best"].is_string(), "{v}");
+        board = next;
+    }
+    let out = wait_child(child, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -340,7 +529,7 @@ fn gnome_2048_near_its_end_stops_with_game_over() {
         return;
     }
     let s = Session::start(
-        127,
+        free_display(),
         "gnome",
         Some("8 16 8 16;16 8 16 8;8 16 8 16;32 64 128 128"),
     );

@@ -72,7 +72,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
                 .map(|m| format!("{m} {}", fmt_value(d.values[m.index()])))
                 .collect();
             println!(
-                "{board}suggested: {}   ({})",
+                "{board}\nsuggested: {}   ({})\n",
                 d.best
                     .map_or("none (game over)".to_string(), |m| m.to_string()),
                 vals.join(", ")

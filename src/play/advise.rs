@@ -66,7 +66,12 @@ pub fn advise(
     cfg: &AdviseConfig,
     on_advice: &mut dyn FnMut(&Advice),
 ) -> Result<AdviseEnd, CaptureError> {
-    let mut opts = cfg.settle.clone();
+    // until the board is found, black outside it (a --region reaching past the window) is no
+    // cover; the black check applies to the grid once it is known
+    let mut opts = SettleOptions {
+        max_black: 1.0,
+        ..cfg.settle.clone()
+    };
     let pause = Duration::from_millis(cfg.poll_ms);
     let mut last: Option<Board> = None;
     let mut count = 0u64;
@@ -90,6 +95,19 @@ pub fn advise(
         let board = match read_frame(reader, &s.frame) {
             Ok((r, g)) => {
                 opts.region = Some(grid_rect(&r));
+                opts.max_black = cfg.settle.max_black;
+                let black = capture::black_fraction(&s.frame.image, opts.region);
+                if black > opts.max_black {
+                    let why = format!(
+                        "{:.1} % of the board captured black (covered by another window?)",
+                        black * 100.0
+                    );
+                    if cfg.once {
+                        return Ok(AdviseEnd::Unreadable(why));
+                    }
+                    std::thread::sleep(pause.max(Duration::from_millis(100)));
+                    continue;
+                }
                 board_of(&g).ok_or_else(|| {
                     format!(
                         "the board could not be read completely (cells {:?})",
@@ -100,6 +118,7 @@ pub fn advise(
             Err(e) => {
                 reader.forget_grid();
                 opts.region = None;
+                opts.max_black = 1.0;
                 Err(e)
             }
         };

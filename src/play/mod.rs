@@ -726,11 +726,25 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
     let mut opts = cfg.settle.clone();
     let mut start: Option<(Board, Reading, capture::Settled)> = None;
     let mut why = String::new();
+    // until the board is found, black outside it (a --region reaching past the window, a window
+    // larger than its board) is no cover: the black check applies to the grid once it is known
+    let whole = SettleOptions {
+        max_black: 1.0,
+        ..opts.clone()
+    };
     for _ in 0..=cfg.rereads {
-        let s = settle_frame(game, &opts, false).map_err(|(e, c)| cover_stop(e, c))?;
+        let s = settle_frame(game, &whole, false).map_err(|(e, c)| cover_stop(e, c))?;
         match read_frame(reader, &s.frame) {
             Ok((r, g)) => {
                 st.last_read = Some(g);
+                let black = capture::black_fraction(&s.frame.image, Some(grid_rect(&r)));
+                if black > opts.max_black {
+                    let e = CaptureError::Occluded(format!(
+                        "{:.1} % of the board captured black (covered by another window?)",
+                        black * 100.0
+                    ));
+                    return Err(cover_stop(e, game.cover(false)));
+                }
                 if r.status == BoardStatus::GameOver {
                     return Err(Stop::Now(
                         StopReason::GameOver,
