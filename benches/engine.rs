@@ -124,6 +124,7 @@ fn search(c: &mut Criterion) {
         let opts = SolverOptions {
             depth: Some(3),
             time_ms: None,
+            ..SolverOptions::default()
         };
         let mut solver = Expectimax::new(&opts).with_root_parallel(false);
         let nodes = solver.decide(board).nodes;

@@ -289,6 +289,7 @@ mod solvers {
             let opts = SolverOptions {
                 depth: Some(1),
                 time_ms: None,
+                ..SolverOptions::default()
             };
             let mut solver = by_name(name, &opts).unwrap();
             assert_eq!(solver.name(), name);
@@ -328,6 +329,7 @@ mod solvers {
             &SolverOptions {
                 depth: Some(2),
                 time_ms: None,
+                ..SolverOptions::default()
             },
         )
         .unwrap();
@@ -348,6 +350,7 @@ mod solvers {
             &SolverOptions {
                 depth: None,
                 time_ms: Some(30),
+                ..SolverOptions::default()
             },
         )
         .unwrap();
@@ -355,4 +358,43 @@ mod solvers {
         assert!(d.best.is_some());
         assert!(d.depth >= 1, "depth {}", d.depth);
     }
+}
+
+#[test]
+fn twos_only_spawns_only_twos_and_classic_is_the_old_spawn() {
+    use bot2048::engine::SpawnRule;
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let mut twos = 0;
+    for _ in 0..20_000 {
+        let b = Board::EMPTY.spawn_by(&mut rng, SpawnRule::TwosOnly);
+        assert_eq!(b.count_empty(), 15);
+        twos += usize::from(b.max_value() == 2);
+    }
+    assert_eq!(twos, 20_000);
+    // the classic rule draws exactly as `spawn` always did: same seed, same boards
+    let mut a = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let mut b = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let (mut x, mut y) = (Board::EMPTY, Board::EMPTY);
+    for _ in 0..12 {
+        x = x.spawn(&mut a);
+        y = y.spawn_by(&mut b, SpawnRule::Classic);
+        assert_eq!(x, y);
+    }
+    // a whole game under twos-only never shows a 4 that a merge did not make: its tile sum is
+    // always even in 2s, and the start board holds two 2s
+    let mut g = bot2048::engine::Game::with_rule(11, SpawnRule::TwosOnly);
+    assert_eq!(g.board().tile_sum(), 4);
+    assert_eq!(g.board().max_value(), 2);
+    for _ in 0..300 {
+        let Some(m) = g.board().legal_moves().next() else {
+            break;
+        };
+        let before = g.board().tile_sum();
+        g.play(m).unwrap();
+        assert_eq!(g.board().tile_sum(), before + 2, "each spawn adds a 2");
+    }
+    assert_eq!("twos-only".parse::<SpawnRule>(), Ok(SpawnRule::TwosOnly));
+    assert_eq!("classic".parse::<SpawnRule>(), Ok(SpawnRule::Classic));
+    assert!("fours".parse::<SpawnRule>().is_err());
 }

@@ -71,6 +71,21 @@ fn free_display() -> u32 {
         .expect("a free X display number")
 }
 
+/// Takes the one-at-a-time lock and starts `game` on a free display; `None` (after a loud skip
+/// message, or a panic in CI) when the machine cannot run real games. Bind the pair as
+/// `(_lock, s)`: the session is then stopped before the lock is released.
+fn session(
+    test: &str,
+    game: &str,
+    seed: Option<&str>,
+) -> Option<(std::sync::MutexGuard<'static, ()>, Session)> {
+    let lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_run(test) {
+        return None;
+    }
+    Some((lock, Session::start(free_display(), game, seed)))
+}
+
 /// One display with one game, stopped on drop.
 struct Session {
     display: u32,
@@ -188,11 +203,9 @@ fn assert_keys(v: &Value) {
 
 /// At least 300 moves or to game over, no desync, the last read equal to the mirror.
 fn long_game(game: &str, title: &str) {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run(game) {
+    let Some((_lock, s)) = session(game, game, None) else {
         return;
-    }
-    let s = Session::start(free_display(), game, None);
+    };
     let rec = s.state.path().join("record");
     let (v, code, err) = play(
         &s,
@@ -238,11 +251,9 @@ fn gnome_2048_plays_300_moves_without_desync() {
 /// mirror (a new game would be a desync), and play goes on afterwards.
 #[test]
 fn qt_2048_plays_to_2048_without_desync_and_continues_past_you_win() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("qt win") {
+    let Some((_lock, s)) = session("qt win", "qt", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "qt", None);
+    };
     let rec = s.state.path().join("record");
     let (v, code, err) = play(
         &s,
@@ -286,11 +297,9 @@ fn qt_2048_plays_to_2048_without_desync_and_continues_past_you_win() {
 /// xdotool) instead of the window; keys still go to the window after the focus check.
 #[test]
 fn qt_2048_plays_from_a_screen_region() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("qt region") {
+    let Some((_lock, s)) = session("qt region", "qt", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "qt", None);
+    };
     let id = s.window_id("^2048 Game$").expect("qt window");
     let geo = String::from_utf8_lossy(
         &s.sh(&format!("xdotool getwindowgeometry --shell {id}"))
@@ -336,11 +345,9 @@ fn qt_2048_plays_from_a_screen_region() {
 fn advise_follows_a_person_playing_2048_qt() {
     use bot2048::engine::{Board, Move};
     use std::io::BufRead;
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("advise") {
+    let Some((_lock, s)) = session("advise", "qt", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "qt", None);
+    };
     let mut child = s
         .bot(&[
             "advise",
@@ -435,15 +442,13 @@ fn web_2048_plays_300_moves_without_desync() {
 /// overlay by its "Keep going" button and plays on.
 #[test]
 fn web_2048_continues_past_the_win_overlay() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("web win") {
-        return;
-    }
-    let s = Session::start(
-        free_display(),
+    let Some((_lock, s)) = session(
+        "web win",
         "web",
         Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"),
-    );
+    ) else {
+        return;
+    };
     let (v, code, err) = play(
         &s,
         &[
@@ -468,15 +473,13 @@ fn web_2048_continues_past_the_win_overlay() {
 /// gnome-2048's win dialog is closed (Escape, sent only to that dialog) and play goes on.
 #[test]
 fn gnome_2048_continues_past_the_win_dialog() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("gnome win") {
-        return;
-    }
-    let s = Session::start(
-        free_display(),
+    let Some((_lock, s)) = session(
+        "gnome win",
         "gnome",
         Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"),
-    );
+    ) else {
+        return;
+    };
     let (v, code, err) = play(
         &s,
         &[
@@ -498,15 +501,13 @@ fn gnome_2048_continues_past_the_win_dialog() {
 /// `--on-win stop` stops at the 2048 tile with reason `won`.
 #[test]
 fn web_2048_stops_at_the_win_when_asked() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("web win stop") {
-        return;
-    }
-    let s = Session::start(
-        free_display(),
+    let Some((_lock, s)) = session(
+        "web win stop",
         "web",
         Some("1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"),
-    );
+    ) else {
+        return;
+    };
     let (v, code, err) = play(
         &s,
         &["--window", "2048", "--max-moves", "20", "--on-win", "stop"],
@@ -524,15 +525,13 @@ fn web_2048_stops_at_the_win_when_asked() {
 /// come first: then it stops on that, before verifying the move).
 #[test]
 fn gnome_2048_near_its_end_stops_with_game_over() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("gnome end") {
-        return;
-    }
-    let s = Session::start(
-        free_display(),
+    let Some((_lock, s)) = session(
+        "gnome end",
         "gnome",
         Some("8 16 8 16;16 8 16 8;8 16 8 16;32 64 128 128"),
-    );
+    ) else {
+        return;
+    };
     let (v, code, err) = play(&s, &["--window", "GNOME 2048", "--max-moves", "50"]);
     eprintln!("gnome end: {v}");
     assert_eq!(v["stop_reason"], "game_over", "{v}\n{err}");
@@ -544,11 +543,9 @@ fn gnome_2048_near_its_end_stops_with_game_over() {
 /// The window closed mid-game: the bot stops with `window_gone` (exit 4) and presses nothing more.
 #[test]
 fn drill_window_closed_mid_game() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("drill close") {
+    let Some((_lock, s)) = session("drill close", "qt", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "qt", None);
+    };
     let child = s
         .bot(&["play", "--json", "--window", "2048 Game"])
         .spawn()
@@ -583,15 +580,12 @@ fn board_of(s: &Session, title: &str) -> Option<Value> {
         .map(|v| v["board"].clone())
 }
 
-/// Focus taken away by another game window that does not overlap the board: with `--focus start`
-/// the bot stops (`focus_lost`) and the other game's board does not change (no key went there).
-#[test]
-fn drill_focus_taken_away_stops_without_keys_elsewhere() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("drill focus") {
-        return;
-    }
-    let s = Session::start(free_display(), "gnome", None);
+/// gnome-2048 and 2048-qt side by side (not overlapping); the bot plays gnome with `--focus
+/// FOCUS` and `extra` arguments; after 4 s the test gives 2048-qt the focus. Returns the bot's
+/// summary, its exit code and stderr, and whether 2048-qt's board stayed as it was (no key of the
+/// bot reached it); `None` when the machine cannot run real games.
+fn focus_taken_away(test: &str, focus: &str, extra: &[&str]) -> Option<(Value, i32, String, bool)> {
+    let (_lock, s) = session(test, "gnome", None)?;
     let out = s.games().args(["start", "qt"]).output().expect("start qt");
     assert!(out.status.success());
     let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
@@ -600,84 +594,52 @@ fn drill_focus_taken_away_stops_without_keys_elsewhere() {
         "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
     ));
     let qt_before = board_of(&s, "2048 Game").expect("read qt");
-    let child = s
-        .bot(&[
-            "play",
-            "--json",
-            "--window",
-            "GNOME 2048",
-            "--focus",
-            "start",
-        ])
-        .spawn()
-        .expect("spawn");
+    let mut args = vec!["play", "--json", "--window", "GNOME 2048", "--focus", focus];
+    args.extend_from_slice(extra);
+    let child = s.bot(&args).spawn().expect("spawn");
     std::thread::sleep(Duration::from_secs(4));
     s.sh(&format!("xdotool windowactivate --sync {qt}"));
-    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
-    eprintln!("drill focus: {v}");
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
+    eprintln!("{test}: {v}");
+    std::thread::sleep(Duration::from_millis(500));
+    let qt_untouched = board_of(&s, "2048 Game").expect("read qt") == qt_before;
+    Some((v, code, err, qt_untouched))
+}
+
+/// Focus taken away by another game window that does not overlap the board: with `--focus start`
+/// the bot stops (`focus_lost`) and the other game's board does not change (no key went there).
+#[test]
+fn drill_focus_taken_away_stops_without_keys_elsewhere() {
+    let Some((v, code, err, qt_untouched)) = focus_taken_away("drill focus", "start", &[]) else {
+        return;
+    };
     assert_eq!(v["stop_reason"], "focus_lost", "{v}\n{err}");
     assert_eq!(code, 4);
     assert_eq!(v["desyncs"], 0);
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(
-        board_of(&s, "2048 Game").expect("read qt"),
-        qt_before,
-        "a key reached the other game"
-    );
+    assert!(qt_untouched, "a key reached the other game");
 }
 
 /// Focus taken away with `--focus activate`: the bot takes it back and plays on.
 #[test]
 fn drill_focus_taken_away_recovers_with_activate() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("drill focus activate") {
+    let Some((v, code, err, qt_untouched)) =
+        focus_taken_away("drill focus activate", "activate", &["--max-moves", "30"])
+    else {
         return;
-    }
-    let s = Session::start(free_display(), "gnome", None);
-    let out = s.games().args(["start", "qt"]).output().expect("start qt");
-    assert!(out.status.success());
-    let gnome = s.window_id("^GNOME 2048$").expect("gnome window");
-    let qt = s.window_id("^2048 Game$").expect("qt window");
-    s.sh(&format!(
-        "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
-    ));
-    let qt_before = board_of(&s, "2048 Game").expect("read qt");
-    let child = s
-        .bot(&[
-            "play",
-            "--json",
-            "--window",
-            "GNOME 2048",
-            "--focus",
-            "activate",
-            "--max-moves",
-            "30",
-        ])
-        .spawn()
-        .expect("spawn");
-    std::thread::sleep(Duration::from_secs(4));
-    s.sh(&format!("xdotool windowactivate --sync {qt}"));
-    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
-    eprintln!("drill focus activate: {v}");
+    };
     assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
     assert_eq!(code, 0);
     assert_eq!(v["desyncs"], 0);
-    assert_eq!(
-        board_of(&s, "2048 Game").expect("read qt"),
-        qt_before,
-        "a key reached the other game"
-    );
+    assert!(qt_untouched, "a key reached the other game");
 }
 
 /// Another program's window covers the board: the bot stops (`covered`) and its keys never reach
 /// the covering window.
 #[test]
 fn drill_covered_by_another_window() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("drill cover") {
+    let Some((_lock, s)) = session("drill cover", "gnome", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "gnome", None);
+    };
     let child = s
         .bot(&["play", "--json", "--window", "GNOME 2048"])
         .spawn()
@@ -705,11 +667,9 @@ fn drill_covered_by_another_window() {
 /// The mouse failsafe: moving the pointer stops the bot before its next key.
 #[test]
 fn drill_mouse_moved_stops_the_bot() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("drill mouse") {
+    let Some((_lock, s)) = session("drill mouse", "qt", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "qt", None);
+    };
     let child = s
         .bot(&["play", "--json", "--window", "2048 Game"])
         .spawn()
@@ -727,11 +687,9 @@ fn drill_mouse_moved_stops_the_bot() {
 /// second run without `--force` refuses to overwrite it.
 #[test]
 fn live_calibration_of_2048_qt() {
-    let _lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if !can_run("live calibration") {
+    let Some((_lock, s)) = session("live calibration", "qt", None) else {
         return;
-    }
-    let s = Session::start(free_display(), "qt", None);
+    };
     let out = s.state.path().join("qt-live.toml");
     let args = [
         "calibrate",

@@ -39,15 +39,19 @@ fn fmt_value(v: Option<f64>) -> String {
 pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let t = &args.target;
     let mut reader = t.reader()?;
-    let mut solver = t.solver()?;
-    let mut src: Box<dyn FrameSource> = match (&t.region, &t.window) {
-        (Some(r), _) => Box::new(RegionSource::new(*r).context("capturing --region")?),
+    let (mut src, spawn): (Box<dyn FrameSource>, _) = match (&t.region, &t.window) {
+        (Some(r), _) => (
+            Box::new(RegionSource::new(*r).context("capturing --region")?),
+            t.spawn_rule(None),
+        ),
         (None, Some(w)) => {
             let ws = WindowSource::find(w).with_context(|| format!("finding the window `{w}`"))?;
-            Box::new(ws)
+            let spawn = t.spawn_rule(Some((&ws.info().title, &ws.info().class)));
+            (Box::new(ws), spawn)
         }
         (None, None) => anyhow::bail!("`advise` needs --window TITLE or --region X,Y,W,H"),
     };
+    let mut solver = t.solver(spawn)?;
     let cfg = AdviseConfig {
         settle: t.settle(),
         once: args.once,

@@ -196,7 +196,7 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut reader = Reader::new(ProfileChoice::Auto);
     let opts = crate::solver::SolverOptions {
         depth: Some(2),
-        time_ms: None,
+        ..Default::default()
     };
     let mut solver = crate::solver::by_name("expectimax", &opts)?;
     let stop = crate::cli::play::interrupt_flag();

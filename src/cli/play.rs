@@ -5,6 +5,7 @@
 //! (window gone, covered, focus lost, key without effect, unreadable board); 1 = setup errors
 //! (no display, window not found, unknown solver or profile).
 use crate::capture::{Rect, RegionSource, SettleOptions};
+use crate::engine::SpawnRule;
 use crate::input::FocusMode;
 use crate::play::live::LiveGame;
 use crate::play::{self, OnWin, PlayConfig, Summary};
@@ -41,6 +42,11 @@ pub struct TargetArgs {
     /// Time budget per move of the solver, ms (default: the solver's own).
     #[arg(long, value_name = "MS")]
     pub time_ms: Option<u64>,
+    /// The spawn rule the solver assumes: `classic` (90 % 2, 10 % 4: the web game, 2048-qt) or
+    /// `twos-only` (gnome-2048 spawns only 2s). Default: `twos-only` for a gnome-2048 window,
+    /// else `classic`.
+    #[arg(long, value_name = "RULE")]
+    pub spawn: Option<SpawnRule>,
     /// The board must stay unchanged this long before a frame is used, ms.
     #[arg(long, default_value_t = 100, value_name = "MS")]
     pub quiet_ms: u64,
@@ -68,14 +74,28 @@ impl TargetArgs {
         Ok(Reader::new(choice))
     }
 
-    /// The solver for `--solver`, `--depth`, `--time-ms`.
+    /// The spawn rule for `--spawn`, or the one of the game whose window has this title and
+    /// class (`WM_CLASS`): gnome-2048 spawns only 2s.
+    pub fn spawn_rule(&self, window: Option<(&str, &str)>) -> SpawnRule {
+        self.spawn.unwrap_or_else(|| match window {
+            Some((title, class))
+                if title == "GNOME 2048" || class.to_ascii_lowercase().contains("gnome-2048") =>
+            {
+                SpawnRule::TwosOnly
+            }
+            _ => SpawnRule::Classic,
+        })
+    }
+
+    /// The solver for `--solver`, `--depth`, `--time-ms`, assuming the spawn rule `spawn`.
     ///
     /// # Errors
     /// Unknown solver name.
-    pub fn solver(&self) -> anyhow::Result<Box<dyn solver::Solver>> {
+    pub fn solver(&self, spawn: SpawnRule) -> anyhow::Result<Box<dyn solver::Solver>> {
         let opts = SolverOptions {
             depth: self.depth,
             time_ms: self.time_ms,
+            spawn,
         };
         solver::by_name(&self.solver, &opts).with_context(|| {
             format!(
@@ -185,9 +205,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("`play` needs --window TITLE (keys are pressed only into that window, after checking its focus)");
     };
     let mut reader = t.reader()?;
-    let mut solver = t.solver()?;
     let mut game = LiveGame::open(window, args.focus)
         .with_context(|| format!("opening the game window `{window}`"))?;
+    let info = game.src.info();
+    let spawn = t.spawn_rule(Some((&info.title, &info.class)));
+    let mut solver = t.solver(spawn)?;
     if let Some(r) = t.region {
         game.region = Some(RegionSource::new(r).context("capturing --region")?);
     }
@@ -205,7 +227,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if !args.quiet && !args.json {
         let i = game.src.info();
         eprintln!(
-            "bot2048: playing `{}` ({}, window {:#x}) with {}; move the mouse or press Ctrl-C to stop",
+            "bot2048: playing `{}` ({}, window {:#x}) with {} (spawns: {spawn}); move the mouse or press Ctrl-C to stop",
             i.title,
             i.class,
             i.id,

@@ -5,7 +5,7 @@
 //! cores every core is busy anyway, and a thread per game needs no synchronisation, keeps the
 //! transposition table of a game whole across its four root moves, and makes each game replay
 //! exactly from its seed at a fixed depth. Game `i` (0-based) uses the seed [`game_seed`]`(seed, i)`.
-use crate::engine::Game;
+use crate::engine::{Game, SpawnRule};
 use crate::solver::expectimax::Expectimax;
 use crate::solver::{by_name, Solver, SolverOptions, SOLVER_NAMES};
 use anyhow::{bail, Context};
@@ -43,6 +43,12 @@ pub struct SimArgs {
     /// Draw the score distribution and the reach rates into this PNG file (overwritten).
     #[arg(long, value_name = "CHART.png")]
     pub out: Option<PathBuf>,
+    /// The games' spawn rule: `classic` (90 % 2, 10 % 4) or `twos-only` (gnome-2048).
+    #[arg(long, default_value = "classic", value_name = "RULE")]
+    pub spawn: SpawnRule,
+    /// The spawn rule the solver assumes (default: the games' own, --spawn).
+    #[arg(long, value_name = "RULE")]
+    pub solver_spawn: Option<SpawnRule>,
 }
 
 /// The seed of game `index` of a run started with `seed`: a SplitMix64 step of `seed + index`,
@@ -67,9 +73,9 @@ pub struct GameResult {
     pub decision_ms: Vec<f64>,
 }
 
-/// Plays one game from `seed` to the end with `solver`.
-pub fn play_game(solver: &mut dyn Solver, seed: u64) -> GameResult {
-    let mut game = Game::new(seed);
+/// Plays one game from `seed` under the spawn rule `rule` to the end with `solver`.
+pub fn play_game(solver: &mut dyn Solver, seed: u64, rule: SpawnRule) -> GameResult {
+    let mut game = Game::with_rule(seed, rule);
     let mut decision_ms = Vec::new();
     loop {
         let d = solver.decide(game.board());
@@ -198,6 +204,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let opts = SolverOptions {
         depth: args.depth,
         time_ms: args.time_ms,
+        spawn: args.solver_spawn.unwrap_or(args.spawn),
     };
     by_name(&args.solver, &opts)
         .with_context(|| format!("cannot run `sim` (solvers: {})", SOLVER_NAMES.join(", ")))?;
@@ -226,7 +233,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         .into_par_iter()
         .map(|i| -> anyhow::Result<GameResult> {
             let mut solver = make_solver(&args.solver, &opts)?;
-            let r = play_game(solver.as_mut(), game_seed(args.seed, i));
+            let r = play_game(solver.as_mut(), game_seed(args.seed, i), args.spawn);
             bar.inc(1);
             bar.set_message(format!("last: {} ({} moves)", r.max_tile, r.moves));
             Ok(r)
@@ -514,10 +521,18 @@ mod tests {
     fn play_game_is_replayable() {
         let opts = SolverOptions {
             depth: Some(0),
-            time_ms: None,
+            ..SolverOptions::default()
         };
-        let a = play_game(make_solver("expectimax", &opts).unwrap().as_mut(), 5);
-        let b = play_game(make_solver("expectimax", &opts).unwrap().as_mut(), 5);
+        let a = play_game(
+            make_solver("expectimax", &opts).unwrap().as_mut(),
+            5,
+            SpawnRule::Classic,
+        );
+        let b = play_game(
+            make_solver("expectimax", &opts).unwrap().as_mut(),
+            5,
+            SpawnRule::Classic,
+        );
         assert_eq!(
             (a.score, a.moves, a.max_tile),
             (b.score, b.moves, b.max_tile)

@@ -7,10 +7,14 @@
 //!
 //! Per move: the solver decides on the mirror's board; the key is pressed (the sink checks focus
 //! and the mouse failsafe first); the board region is settled (first changed from the frame before
-//! the key, then quiet for `quiet_ms`); the read is checked against the mirror ([`mirror`]):
+//! the key, then quiet for `quiet_ms`, or only `early_quiet_ms` when that frame already reads as
+//! the afterstate plus one new tile); the read is checked against the mirror ([`mirror`]):
 //! - afterstate + one new 2/4: the move counts, the mirror advances;
 //! - unchanged: the key was dropped (gnome-2048 drops keys while animating): pressed again, at
-//!   most `key_retries` times, then the loop stops (`KeyNoEffect`);
+//!   most `key_retries` times, then the loop stops (`KeyNoEffect`). Pressed again only when the
+//!   board's pixels equal the frame before the key (a changed frame that reads as the old board is
+//!   a stalled animation: pressing again could make two moves); when that frame was an early one,
+//!   the board must first hold still for [`CONFIRM_QUIET_MS`];
 //! - anything else: re-read up to `rereads` times (the frame may be mid-animation); if it persists,
 //!   stop (`Desync`) and write a dump (frames, expected and read boards).
 //!
@@ -569,7 +573,7 @@ fn settle_frame_until<T: FrameSource + KeySink + GameUi>(
 
 /// Quiet window (ms) that confirms a key had no effect when the frame before it was accepted
 /// early: long enough that a redraw stalled mid-slide is not taken for a dropped key.
-const CONFIRM_QUIET_MS: u64 = 300;
+pub const CONFIRM_QUIET_MS: u64 = 300;
 
 /// Colour of the web game's "Keep going" button (`#8f7a66`), and where it sits relative to the
 /// grid (fractions of the grid's width and height from its top-left), measured on the classic web
@@ -699,6 +703,22 @@ fn cover_stop(e: CaptureError, c: Cover) -> Stop {
     }
 }
 
+/// A read after a key disagreed with the mirror on the frame whose board region hashes to
+/// `hash`. It counts as a desync (once per move) when the same pixels disagree again: a frame from
+/// inside an animation is only re-read.
+fn note_disagreement(
+    st: &mut State<'_>,
+    bad_hash: &mut Option<u64>,
+    desynced: &mut bool,
+    hash: u64,
+) {
+    if *bad_hash == Some(hash) && !*desynced {
+        st.desyncs += 1;
+        *desynced = true;
+    }
+    *bad_hash = Some(hash);
+}
+
 fn run<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     reader: &mut Reader,
@@ -800,6 +820,8 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
         solve_ms: None,
         settle_ms: settled.waited_ms,
         frame_to_key_ms: None,
+        retries: 0,
+        rereads: 0,
     };
     if reading.status == BoardStatus::Won && cfg.on_win == OnWin::Continue {
         pass_win(game, reader, st, board, grid)?;
@@ -948,13 +970,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     g
                 }
                 Err(e) => {
-                    // a disagreement counts as a desync once the same pixels disagree again (a frame
-                    // from inside an animation is only re-read)
-                    if bad_hash == Some(s.hash) && !desynced {
-                        st.desyncs += 1;
-                        desynced = true;
-                    }
-                    bad_hash = Some(s.hash);
+                    note_disagreement(st, &mut bad_hash, &mut desynced, s.hash);
                     rereads += 1;
                     reader.forget_grid();
                     if rereads > cfg.rereads {
@@ -995,6 +1011,8 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                         solve_ms: None,
                         settle_ms: s.waited_ms,
                         frame_to_key_ms: None,
+                        retries: presses - 1,
+                        rereads,
                     };
                     break;
                 }
@@ -1038,13 +1056,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     need_press = true;
                 }
                 Verdict::Desync(diff) => {
-                    // a disagreement counts as a desync once the same pixels disagree again (a frame
-                    // from inside an animation is only re-read)
-                    if bad_hash == Some(s.hash) && !desynced {
-                        st.desyncs += 1;
-                        desynced = true;
-                    }
-                    bad_hash = Some(s.hash);
+                    note_disagreement(st, &mut bad_hash, &mut desynced, s.hash);
                     rereads += 1;
                     // the remembered grid may have been taken from a mid-animation frame
                     reader.forget_grid();

@@ -38,6 +38,10 @@ pub struct LogLine {
     pub settle_ms: f64,
     /// Time from this frame's capture to the key, ms.
     pub frame_to_key_ms: Option<f64>,
+    /// Keys pressed again for the move that led to this frame (its key had no visible effect).
+    pub retries: u32,
+    /// Extra reads for the move that led to this frame (mid-animation or disagreeing frames).
+    pub rereads: u32,
 }
 
 enum Job {

@@ -4,7 +4,8 @@
 //! `score_toplevel_move`), read and rewritten, not ported:
 //! - max node: the best of the legal moves (a dead board is worth 0, far below any live board,
 //!   whose heuristic carries [`super::heuristic::LOST_PENALTY`] per line);
-//! - chance node: the average over every empty cell of 0.9 · (a 2 there) + 0.1 · (a 4 there);
+//! - chance node: the average over every empty cell of 0.9 · (a 2 there) + 0.1 · (a 4 there)
+//!   (under [`SpawnRule::TwosOnly`], gnome-2048's rule: a 2 there, and half the nodes);
 //! - a chance node whose cumulative probability falls below [`CPROB_THRESHOLD`] (1e-4), or that
 //!   lies at the depth limit, is evaluated statically ([`super::heuristic::evaluate`]);
 //! - a transposition table keyed by the board, holding the value and the depth still to search;
@@ -17,7 +18,7 @@
 //! root move), and tiles beyond 32768 are exact (the engine's slow path).
 use super::heuristic::{evaluate_with, ROW_VALUES};
 use super::{Decision, Solver, SolverOptions};
-use crate::engine::{Board, Move};
+use crate::engine::{Board, Move, SpawnRule};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -112,6 +113,8 @@ struct Searcher<'a> {
     nodes: u64,
     deadline: Option<Instant>,
     stop: &'a AtomicBool,
+    /// Probability that a spawned tile is a 4 (0.1, or 0.0 for [`SpawnRule::TwosOnly`]).
+    four: f32,
 }
 
 impl Searcher<'_> {
@@ -155,9 +158,12 @@ impl Searcher<'_> {
         let empty = board.count_empty();
         let p = cprob / empty as f32;
         let mut total = 0.0f32;
+        let (two, four) = (1.0 - self.four, self.four);
         for i in board.empty_indices() {
-            total += 0.9 * self.max_node(board.with_new_tile(i, 1), p * 0.9, depth);
-            total += 0.1 * self.max_node(board.with_new_tile(i, 2), p * 0.1, depth);
+            total += two * self.max_node(board.with_new_tile(i, 1), p * two, depth);
+            if four > 0.0 {
+                total += four * self.max_node(board.with_new_tile(i, 2), p * four, depth);
+            }
         }
         let value = total / empty as f32;
         if cacheable && !self.stop.load(Ordering::Relaxed) {
@@ -173,6 +179,7 @@ pub struct Expectimax {
     time_ms: Option<u64>,
     root_parallel: bool,
     table: TransTable,
+    spawn: SpawnRule,
 }
 
 impl Expectimax {
@@ -191,6 +198,7 @@ impl Expectimax {
             time_ms: opts.time_ms,
             root_parallel: true,
             table: TransTable::new(TABLE_BITS),
+            spawn: opts.spawn,
         }
     }
 
@@ -228,6 +236,7 @@ impl Expectimax {
                 nodes: 0,
                 deadline,
                 stop: &stop,
+                four: self.spawn.four_probability(),
             };
             let v = s.chance_node(after, 1.0, 0);
             (i, v, s.nodes)
@@ -337,6 +346,7 @@ mod tests {
         let mut s = Expectimax::new(&SolverOptions {
             depth: Some(2),
             time_ms: None,
+            ..SolverOptions::default()
         });
         let d = s.decide(dead);
         assert_eq!(d.best, None);
@@ -356,6 +366,7 @@ mod tests {
         let mut s = Expectimax::new(&SolverOptions {
             depth: Some(2),
             time_ms: None,
+            ..SolverOptions::default()
         });
         let d = s.decide(b);
         let legal: Vec<Move> = b.legal_moves().collect();
@@ -371,6 +382,7 @@ mod tests {
         let opts = SolverOptions {
             depth: Some(2),
             time_ms: None,
+            ..SolverOptions::default()
         };
         let serial = Expectimax::new(&opts).with_root_parallel(false).decide(b);
         let parallel = Expectimax::new(&opts).decide(b);
@@ -394,9 +406,54 @@ mod tests {
         let mut s = Expectimax::new(&SolverOptions {
             depth: None,
             time_ms: Some(20),
+            ..SolverOptions::default()
         });
         let d = s.decide(b);
         assert!(d.best.is_some());
         assert!(d.depth >= 1);
+    }
+    /// The value of `board` as a max node one level above the horizon: the best legal move's
+    /// static evaluation (0 when no move is legal), worked out outside the searcher.
+    fn max_of_evaluations(board: Board) -> f64 {
+        Move::ALL
+            .iter()
+            .filter_map(|&m| board.shifted(m))
+            .map(|b| crate::solver::heuristic::evaluate(b) as f64)
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn chance_node_weights_spawns_by_the_rule() {
+        // Left leaves exactly one empty cell (row 3, col 3): its chance node is the average over
+        // that one cell, 0.9 (a 2) + 0.1 (a 4) under the classic rule, a 2 alone under twos-only.
+        // A 2 there leaves no move (value 0); a 4 merges with the 4 beside it. Depth 1: the max
+        // nodes below see only static evaluations.
+        let b = board([
+            [2, 4, 8, 16],
+            [32, 64, 128, 256],
+            [4, 8, 16, 32],
+            [0, 2, 8, 4],
+        ]);
+        let after = b.shifted(Move::Left).unwrap();
+        assert_eq!(after.count_empty(), 1);
+        let with = |v: u8| after.with_new_tile(15, v);
+        let (two, four) = (max_of_evaluations(with(1)), max_of_evaluations(with(2)));
+        assert!((two - four).abs() > 1.0, "the 4 must matter for this test");
+        let value = |spawn: SpawnRule| {
+            let mut s = Expectimax::new(&SolverOptions {
+                depth: Some(1),
+                spawn,
+                ..SolverOptions::default()
+            });
+            s.decide(b).values[Move::Left.index()].unwrap()
+        };
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
+        let classic = value(SpawnRule::Classic);
+        assert!(
+            close(classic, 0.9 * two + 0.1 * four),
+            "{classic} vs {two}/{four}"
+        );
+        let twos = value(SpawnRule::TwosOnly);
+        assert!(close(twos, two), "{twos} vs {two}");
     }
 }

@@ -10,12 +10,13 @@
 //! ```
 //! use bot2048::engine::Board;
 //! use bot2048::solver::{by_name, SolverOptions};
-//! let mut solver = by_name("expectimax", &SolverOptions { depth: Some(1), time_ms: None }).unwrap();
+//! let opts = SolverOptions { depth: Some(1), ..SolverOptions::default() };
+//! let mut solver = by_name("expectimax", &opts).unwrap();
 //! let board = Board::from_values([[2, 2, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
 //! let d = solver.decide(board);
 //! assert!(d.best.is_some());
 //! ```
-use crate::engine::{Board, Move};
+use crate::engine::{Board, Move, SpawnRule};
 use serde::Serialize;
 
 pub mod expectimax;
@@ -76,6 +77,8 @@ pub struct SolverOptions {
     pub depth: Option<u32>,
     /// Time budget per move in milliseconds; `None` = the solver's default.
     pub time_ms: Option<u64>,
+    /// The spawn rule the solver assumes at its chance nodes (the game's own rule plays best).
+    pub spawn: SpawnRule,
 }
 
 /// The names [`by_name`] knows.
