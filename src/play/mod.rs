@@ -670,8 +670,8 @@ fn pass_win<T: FrameSource + KeySink + GameUi>(
     }
 }
 
-/// Before stopping for a read problem: if the window is gone (closed while a frame was being
-/// read), say so instead.
+/// Before stopping for a read or focus problem: if the window is gone (closed while a frame was
+/// being read, or just before a key), say so instead.
 fn gone_or<T: FrameSource>(game: &mut T, stop: Stop) -> Stop {
     match game.next_frame() {
         Err(CaptureError::WindowGone) => {
@@ -895,7 +895,8 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                 let t = Instant::now();
                 if let Err(e) = game.press(m) {
                     st.log(&frame.image, line);
-                    return Err(Stop::Now(input_stop(&e), e.to_string()));
+                    // a window that vanished takes the focus with it: say which
+                    return Err(gone_or(game, Stop::Now(input_stop(&e), e.to_string())));
                 }
                 if presses == 0 {
                     let ms = t.duration_since(frame.taken_at).as_secs_f64() * 1000.0;
