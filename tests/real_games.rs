@@ -517,6 +517,41 @@ fn web_2048_stops_at_the_win_when_asked() {
     assert_eq!(v["max_tile"], 2048);
 }
 
+/// `--on-win stop` on gnome-2048, one move before 2048: the bot makes the 2048 (merging the two
+/// 1024s), stops with `won`, and counts that move and its score (2048). It usually reads the board
+/// before the game's win dialog opens; when the dialog comes first, the move is counted from the
+/// mirror (the dialog hides the new tile).
+#[test]
+fn gnome_2048_stops_at_its_win_dialog_when_asked() {
+    let Some((_lock, s)) = session(
+        "gnome win stop",
+        "gnome",
+        Some("1024 1024 0 0;0 0 0 0;0 0 0 0;0 0 0 0"),
+    ) else {
+        return;
+    };
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "GNOME 2048",
+            "--max-moves",
+            "5",
+            "--on-win",
+            "stop",
+        ],
+    );
+    eprintln!("gnome win stop: {v}");
+    assert_eq!(v["stop_reason"], "won", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["max_tile"], 2048, "{v}");
+    // the move that merged the 1024s counts: its 2048 is in the score (the other moves, if the
+    // solver made any first, merge small tiles only)
+    assert!(v["moves"].as_u64().unwrap() >= 1, "{v}");
+    assert!(v["score"].as_u64().unwrap() >= 2048, "{v}");
+    assert_eq!(v["desyncs"], 0);
+}
+
 /// A board one move from its end, worked out by hand: rows 0-2 alternate 8 and 16 and the last
 /// row is 32 64 128 128, so up and down change nothing and only left or right is legal (the two
 /// 128s merge). Right gives 0 32 64 256: the new tile (2 or 4) lands in the one empty cell, next

@@ -940,6 +940,21 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     win_passed = true;
                     continue;
                 }
+                Err((_, Cover::WinDialog(t)))
+                    if cfg.on_win == OnWin::Stop && !has_2048 && after.max_value() >= 2048 =>
+                {
+                    // the dialog proves the key made the 2048: the move counts, and its new tile
+                    // (under the dialog) is the one thing the mirror does not know
+                    st.moves += 1;
+                    st.score += u64::from(gained);
+                    *board_out = after;
+                    return Ok(Stop::Now(
+                        StopReason::Won,
+                        format!(
+                            "the 2048 tile is on the board and the game shows its win dialog `{t}` (--on-win stop); the new tile under the dialog was not read"
+                        ),
+                    ));
+                }
                 Err((e, c)) => return Err(cover_stop(e, c)),
             };
             if s.timed_out {
