@@ -193,6 +193,26 @@ pub fn black_fraction(image: &image::RgbaImage, region: Option<Rect>) -> f64 {
     }
 }
 
+/// `Err(Occluded)` when more than `max_black` of `region` of `image` is pure black (see
+/// [`black_fraction`]): the region is covered by another window.
+///
+/// # Errors
+/// [`CaptureError::Occluded`] with the black share in the message.
+pub fn check_not_covered(
+    image: &image::RgbaImage,
+    region: Option<Rect>,
+    max_black: f64,
+) -> Result<(), CaptureError> {
+    let black = black_fraction(image, region);
+    if black > max_black {
+        return Err(CaptureError::Occluded(format!(
+            "{:.1} % of the board captured black (covered by another window?)",
+            black * 100.0
+        )));
+    }
+    Ok(())
+}
+
 /// Largest black fraction of a board region that is still trusted (0.2 %): anti-aliased text never
 /// reaches pure black in the three games; a covering window gives whole black blocks.
 pub const MAX_BLACK_FRACTION: f64 = 0.002;

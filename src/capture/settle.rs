@@ -14,7 +14,9 @@
 //!
 //! All times are measured on [`Frame::taken_at`], so a replay with a virtual clock settles with no
 //! real waiting.
-use super::{black_fraction, CaptureError, Frame, FrameSource, Rect, MAX_BLACK_FRACTION};
+use super::{
+    black_fraction, check_not_covered, CaptureError, Frame, FrameSource, Rect, MAX_BLACK_FRACTION,
+};
 use std::time::Duration;
 
 /// Knobs of [`settle`].
@@ -168,13 +170,7 @@ pub fn settle_until(
         }
         frame = next;
     }
-    let black = black_fraction(&frame.image, opts.region);
-    if black > opts.max_black {
-        return Err(CaptureError::Occluded(format!(
-            "{:.1} % of the board captured black (covered by another window?)",
-            black * 100.0
-        )));
-    }
+    check_not_covered(&frame.image, opts.region, opts.max_black)?;
     let waited_ms = frame.taken_at.duration_since(start).as_secs_f64() * 1000.0;
     Ok(Settled {
         frame,

@@ -66,8 +66,8 @@ pub fn advise(
     cfg: &AdviseConfig,
     on_advice: &mut dyn FnMut(&Advice),
 ) -> Result<AdviseEnd, CaptureError> {
-    // until the board is found, black outside it (a --region reaching past the window) is no
-    // cover; the black check applies to the grid once it is known
+    // black outside the board (a --region reaching past the window) is no cover: the black check
+    // applies to the grid after each read, not to the whole frame
     let mut opts = SettleOptions {
         max_black: 1.0,
         ..cfg.settle.clone()
@@ -80,7 +80,7 @@ pub fn advise(
             Ok(s) => s,
             Err(CaptureError::WindowGone) => return Ok(AdviseEnd::WindowGone),
             Err(CaptureError::EndOfReplay) => return Ok(AdviseEnd::EndOfReplay),
-            Err(e @ (CaptureError::Occluded(_) | CaptureError::Minimized)) => {
+            Err(e @ CaptureError::Minimized) => {
                 if cfg.once {
                     return Ok(AdviseEnd::Unreadable(e.to_string()));
                 }
@@ -95,30 +95,20 @@ pub fn advise(
         let board = match read_frame(reader, &s.frame) {
             Ok((r, g)) => {
                 opts.region = Some(grid_rect(&r));
-                opts.max_black = cfg.settle.max_black;
-                let black = capture::black_fraction(&s.frame.image, opts.region);
-                if black > opts.max_black {
-                    let why = format!(
-                        "{:.1} % of the board captured black (covered by another window?)",
-                        black * 100.0
-                    );
-                    if cfg.once {
-                        return Ok(AdviseEnd::Unreadable(why));
-                    }
-                    std::thread::sleep(pause.max(Duration::from_millis(100)));
-                    continue;
-                }
-                board_of(&g).ok_or_else(|| {
-                    format!(
-                        "the board could not be read completely (cells {:?})",
-                        r.unreadable_cells()
-                    )
-                })
+                capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black)
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| {
+                        board_of(&g).ok_or_else(|| {
+                            format!(
+                                "the board could not be read completely (cells {:?})",
+                                r.unreadable_cells()
+                            )
+                        })
+                    })
             }
             Err(e) => {
                 reader.forget_grid();
                 opts.region = None;
-                opts.max_black = 1.0;
                 Err(e)
             }
         };

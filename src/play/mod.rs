@@ -757,12 +757,9 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
         match read_frame(reader, &s.frame) {
             Ok((r, g)) => {
                 st.last_read = Some(g);
-                let black = capture::black_fraction(&s.frame.image, Some(grid_rect(&r)));
-                if black > opts.max_black {
-                    let e = CaptureError::Occluded(format!(
-                        "{:.1} % of the board captured black (covered by another window?)",
-                        black * 100.0
-                    ));
+                if let Err(e) =
+                    capture::check_not_covered(&s.frame.image, Some(grid_rect(&r)), opts.max_black)
+                {
                     return Err(cover_stop(e, game.cover(false)));
                 }
                 if r.status == BoardStatus::GameOver {
