@@ -8,7 +8,7 @@
 use super::{CaptureError, Rect};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
-    AtomEnum, ClientMessageEvent, ConnectionExt, EventMask, MapState, Window,
+    AtomEnum, ClientMessageEvent, ConnectionExt, EventMask, InputFocus, MapState, Window,
 };
 use x11rb::rust_connection::RustConnection;
 
@@ -316,6 +316,20 @@ impl X11 {
                 EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
                 ev,
             )
+            .map_err(be)?;
+        self.conn.flush().map_err(be)?;
+        Ok(())
+    }
+
+    /// Sets the X input focus to `id` directly (revert to the parent), for a window the window
+    /// manager did not focus on request; a window manager that keeps `_NET_ACTIVE_WINDOW` follows
+    /// the focus change.
+    ///
+    /// # Errors
+    /// `Backend` on X errors.
+    pub fn set_input_focus(&self, id: u32) -> Result<(), CaptureError> {
+        self.conn
+            .set_input_focus(InputFocus::PARENT, id, x11rb::CURRENT_TIME)
             .map_err(be)?;
         self.conn.flush().map_err(be)?;
         Ok(())

@@ -32,6 +32,12 @@ pub enum FocusMode {
 /// How long to wait for the focus to arrive after asking for it.
 const FOCUS_WAIT: Duration = Duration::from_millis(500);
 
+/// How long to keep asking for a game dialog's focus before giving up.
+const DIALOG_FOCUS_WAIT: Duration = Duration::from_millis(2000);
+
+/// How often the activation request for a dialog is sent again while it is not focused.
+const REACTIVATE_EVERY: Duration = Duration::from_millis(200);
+
 /// Keys to one game window through XTEST.
 pub struct EnigoSink {
     enigo: Enigo,
@@ -155,8 +161,7 @@ impl EnigoSink {
             FocusMode::Click | FocusMode::Never => false,
         };
         if may_activate {
-            self.x11.activate(self.window).map_err(be)?;
-            if self.wait_focus(FOCUS_WAIT)? {
+            if self.activate_until(self.window, FOCUS_WAIT)? {
                 self.started = true;
                 return Ok(());
             }
@@ -207,20 +212,56 @@ impl EnigoSink {
     /// # Errors
     /// `NotFocused` when `dialog` does not get the focus; `Backend` when enigo fails.
     pub fn key_to(&mut self, dialog: u32, key: Key) -> Result<(), InputError> {
-        let focused = self.x11.has_keyboard_focus(dialog).map_err(be)?;
-        if !focused {
-            self.x11.activate(dialog).map_err(be)?;
-            let end = Instant::now() + FOCUS_WAIT;
-            while !self.x11.has_keyboard_focus(dialog).map_err(be)? {
-                if Instant::now() >= end {
-                    return Err(InputError::NotFocused {
-                        focus: self.describe_focus(),
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
+        if !self.x11.has_keyboard_focus(dialog).map_err(be)?
+            && !self.activate_until(dialog, DIALOG_FOCUS_WAIT)?
+        {
+            return Err(InputError::NotFocused {
+                focus: self.describe_focus(),
+            });
         }
         self.enigo.key(key, Direction::Click).map_err(be)
+    }
+
+    /// Asks the window manager to activate `window` (the game, or a dialog of it) until it has the
+    /// keyboard focus, up to `within`. The request is sent again every [`REACTIVATE_EVERY`]:
+    /// a dialog that has just been mapped may not be focusable yet when the first one arrives (a
+    /// CI run saw 2048-qt's "You Win" stay unfocused after a single request). Past half the wait
+    /// the X input focus is also set directly (the window manager follows it). True when the focus
+    /// arrived.
+    fn activate_until(&mut self, window: u32, within: Duration) -> Result<bool, InputError> {
+        let start = Instant::now();
+        let mut last_request: Option<Instant> = None;
+        let mut requests = 0u32;
+        loop {
+            if self.x11.has_keyboard_focus(window).map_err(be)? {
+                tracing::debug!(
+                    window = format_args!("{window:#x}"),
+                    requests,
+                    ms = start.elapsed().as_millis() as u64,
+                    "focus arrived"
+                );
+                return Ok(true);
+            }
+            let waited = start.elapsed();
+            if waited >= within {
+                tracing::debug!(
+                    window = format_args!("{window:#x}"),
+                    requests,
+                    focus = self.describe_focus(),
+                    "focus did not arrive"
+                );
+                return Ok(false);
+            }
+            if last_request.is_none_or(|t| t.elapsed() >= REACTIVATE_EVERY) {
+                self.x11.activate(window).map_err(be)?;
+                if waited >= within / 2 {
+                    self.x11.set_input_focus(window).map_err(be)?;
+                }
+                last_request = Some(Instant::now());
+                requests += 1;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 
