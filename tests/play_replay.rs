@@ -425,3 +425,143 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     .unwrap();
     assert_eq!((end, n), (AdviseEnd::Limit, 3));
 }
+
+/// Two frames that `bot2048 play --record` saved from a real gnome-2048 game seeded one move before
+/// 2048 (`tests/data/replay-gnome-win/`). By eye: `before` is `0 0 0 0 / 0 0 0 0 / 0 2 2 0 /
+/// 1024 1024 4 4` with the game's score display at 18440; `after` (right was pressed) is
+/// `0 0 0 0 / 0 0 0 2 / 0 0 0 4 / 0 0 2048 8` with 20500 shown: 2060 gained = 2048 + 8 + 4, the
+/// three merges of the move right, worked out by hand.
+fn gnome_win_frames() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/replay-gnome-win/frames");
+    vec![dir.join("before.png"), dir.join("after.png")]
+}
+
+/// gnome-2048 as the loop sees it when its win dialog opens before the board is read: after the
+/// first key every capture is covered (`Occluded`) and the cover is the game's untitled win
+/// dialog, until the loop closes it.
+struct DialogAfterFirstKey {
+    frames: ReplaySource,
+    keys: RecordingSink,
+    keys_sent: usize,
+    dialog_open: bool,
+    dialogs_closed: usize,
+}
+
+impl bot2048::capture::FrameSource for DialogAfterFirstKey {
+    fn next_frame(&mut self) -> Result<bot2048::capture::Frame, bot2048::capture::CaptureError> {
+        if self.dialog_open {
+            return Err(bot2048::capture::CaptureError::Occluded(
+                "a window is above the board".into(),
+            ));
+        }
+        self.frames.next_frame()
+    }
+    fn key_sent(&mut self) {
+        self.frames.key_sent();
+        self.keys_sent += 1;
+        if self.keys_sent == 1 {
+            self.dialog_open = true;
+        }
+    }
+}
+
+impl bot2048::input::KeySink for DialogAfterFirstKey {
+    fn press(&mut self, m: Move) -> Result<(), bot2048::input::InputError> {
+        self.keys.press(m)
+    }
+}
+
+impl bot2048::play::GameUi for DialogAfterFirstKey {
+    fn cover(&mut self, _board_has_2048: bool) -> bot2048::play::Cover {
+        if self.dialog_open {
+            bot2048::play::Cover::WinDialog(String::new())
+        } else {
+            bot2048::play::Cover::Nothing
+        }
+    }
+    fn close_win_dialog(&mut self) -> Result<(), String> {
+        self.dialog_open = false;
+        self.dialogs_closed += 1;
+        Ok(())
+    }
+}
+
+/// Right on the seeded board (the move that makes 2048), else the first legal move.
+struct RightThenAnyLegal;
+
+impl Solver for RightThenAnyLegal {
+    fn name(&self) -> &str {
+        "right-then-any-legal"
+    }
+    fn decide(&mut self, board: Board) -> Decision {
+        let best = if board.apply(Move::Right).is_some() {
+            Some(Move::Right)
+        } else {
+            board.legal_moves().next()
+        };
+        let mut values = [None; 4];
+        if let Some(m) = best {
+            values[m.index()] = Some(1.0);
+        }
+        Decision {
+            best,
+            values,
+            nodes: 0,
+            depth: 0,
+            elapsed_ms: 0.0,
+        }
+    }
+}
+
+fn run_gnome_win(on_win: bot2048::play::OnWin) -> (bot2048::play::Summary, DialogAfterFirstKey) {
+    let mut game = DialogAfterFirstKey {
+        frames: ReplaySource::from_files(gnome_win_frames()),
+        keys: RecordingSink::default(),
+        keys_sent: 0,
+        dialog_open: false,
+        dialogs_closed: 0,
+    };
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("gnome-2048").unwrap()));
+    let cfg = PlayConfig {
+        on_win,
+        ..PlayConfig::default()
+    };
+    let s = play(&mut game, &mut reader, &mut RightThenAnyLegal, &cfg);
+    (s, game)
+}
+
+#[test]
+fn on_win_stop_counts_the_move_when_the_win_dialog_comes_before_the_board() {
+    let (s, game) = run_gnome_win(bot2048::play::OnWin::Stop);
+    assert_eq!(s.stop_reason, StopReason::Won, "{s:?}");
+    assert_eq!(s.moves, 1, "the key that made 2048 counts");
+    assert_eq!(s.score, 2060, "the game's display went 18440 -> 20500");
+    assert_eq!(s.max_tile, 2048);
+    // the new tile is under the dialog: the final board is the afterstate of the move
+    assert_eq!(
+        s.final_board,
+        [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 4], [0, 0, 2048, 8]]
+    );
+    assert_eq!(s.desyncs, 0);
+    assert_eq!(game.keys.keys, vec![Move::Right]);
+    assert_eq!(game.dialogs_closed, 0, "stop leaves the dialog alone");
+}
+
+#[test]
+fn on_win_continue_closes_the_win_dialog_and_verifies_the_board_under_it() {
+    let (s, game) = run_gnome_win(bot2048::play::OnWin::Continue);
+    assert_eq!(game.dialogs_closed, 1);
+    assert_eq!(s.wins_continued, 1, "{s:?}");
+    assert_eq!(s.moves, 1);
+    assert_eq!(s.score, 2060);
+    assert_eq!(s.desyncs, 0);
+    assert_eq!(
+        s.final_board,
+        [[0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 0, 4], [0, 0, 2048, 8]]
+    );
+    assert!(s.final_read_matches);
+    // the next key is chosen on the board under the dialog; then the recording ends
+    assert_eq!(game.keys.keys[0], Move::Right);
+    assert_eq!(game.keys.keys.len(), 2, "{:?}", game.keys.keys);
+    assert_eq!(s.stop_reason, StopReason::EndOfReplay);
+}

@@ -7,8 +7,11 @@
 //! 2. focus: the X input focus must be the game window or inside it, and `_NET_ACTIVE_WINDOW` (when
 //!    a window manager keeps it) must be the game. If not, [`FocusMode`] says what to do: refuse
 //!    (`never`, and `start` after the start), ask the window manager to activate the game
-//!    (`activate`), or click the board (`click`); then check again, up to 500 ms. Still not
-//!    focused: [`InputError::NotFocused`], and no key is sent.
+//!    (`activate`: the request is sent again every 200 ms), or click the board (`click`); then
+//!    check again, up to 500 ms. Still not focused: [`InputError::NotFocused`], and no key is sent.
+//!
+//! A key for a dialog of the game ([`EnigoSink::key_to`]) goes out only once that dialog has the
+//! focus; the bot asks for it for up to 2 s.
 use super::{InputError, KeySink};
 use crate::capture::x11::X11;
 use crate::engine::Move;
@@ -160,11 +163,9 @@ impl EnigoSink {
             FocusMode::Start => !self.started,
             FocusMode::Click | FocusMode::Never => false,
         };
-        if may_activate {
-            if self.activate_until(self.window, FOCUS_WAIT)? {
-                self.started = true;
-                return Ok(());
-            }
+        if may_activate && self.activate_until(self.window, FOCUS_WAIT)? {
+            self.started = true;
+            return Ok(());
         }
         if self.mode == FocusMode::Click {
             if let Some(p) = self.click_point {
