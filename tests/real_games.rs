@@ -599,6 +599,33 @@ fn drill_window_closed_mid_game() {
     assert!(v["moves"].as_u64().unwrap() > 0);
 }
 
+/// One Ctrl-C that arrives twice (a terminal signals the whole process group, and wrappers such
+/// as `timeout` pass the signal on): two SIGINTs 50 ms apart still give the clean stop, with the
+/// summary (exit 0, `interrupted`), not the immediate exit 130 of a later second Ctrl-C.
+#[test]
+fn ctrl_c_arriving_twice_50_ms_apart_still_stops_cleanly() {
+    let Some((_lock, s)) = session("ctrl-c", "qt", None) else {
+        return;
+    };
+    let child = s
+        .bot(&["play", "--json", "--window", "2048 Game"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(3));
+    let pid = child.id();
+    // 50 ms apart: signals sent closer than that may merge into one pending SIGINT in the kernel
+    let out = s.sh(&format!(
+        "kill -INT {pid}; sleep 0.05; kill -INT {pid} 2>/dev/null; true"
+    ));
+    assert!(out.status.success());
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
+    eprintln!("ctrl-c twice: {v}");
+    assert_eq!(v["stop_reason"], "interrupted", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+}
+
 /// Image of window `id` through xcap's own command-free route: `import` is not installed, so the
 /// tests read the window with `bot2048 advise --once --json` instead, which prints the board.
 fn board_of(s: &Session, title: &str) -> Option<Value> {

@@ -152,16 +152,30 @@ pub struct PlayArgs {
     pub no_failsafe: bool,
 }
 
-/// Sets the Ctrl-C handler once; returns the flag it raises.
+/// A second Ctrl-C this long (ms) after the first ends the process at once (exit 130) instead of
+/// waiting for the clean stop. A closer one is taken as the same Ctrl-C: a terminal sends SIGINT
+/// to the whole process group, and wrappers such as `timeout` pass it on, so one Ctrl-C can
+/// arrive twice within microseconds (a recorded whole game lost its summary that way).
+pub const SECOND_INTERRUPT_AFTER_MS: u64 = 500;
+
+/// Sets the Ctrl-C handler once; returns the flag it raises. The first Ctrl-C raises the flag
+/// (the loop stops cleanly before its next key and prints its summary); a second one at least
+/// [`SECOND_INTERRUPT_AFTER_MS`] later exits at once with code 130 (no key is held between
+/// presses, so none is left down).
 pub fn interrupt_flag() -> Arc<AtomicBool> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     FLAG.get_or_init(|| {
         let f = Arc::new(AtomicBool::new(false));
         let g = f.clone();
+        let mut first: Option<std::time::Instant> = None;
         let _ = ctrlc::set_handler(move || {
-            if g.swap(true, Ordering::SeqCst) {
-                // second Ctrl-C: leave now (no key is held between presses)
-                std::process::exit(130);
+            g.store(true, Ordering::SeqCst);
+            match first {
+                None => first = Some(std::time::Instant::now()),
+                Some(t) if t.elapsed().as_millis() >= u128::from(SECOND_INTERRUPT_AFTER_MS) => {
+                    std::process::exit(130);
+                }
+                Some(_) => {}
             }
         });
         f
