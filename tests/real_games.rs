@@ -805,3 +805,94 @@ fn live_calibration_of_2048_qt() {
     let again = s.bot(&args).output().expect("run calibrate again");
     assert!(!again.status.success(), "overwrote without --force");
 }
+
+/// Holds an X keyboard grab on display `display` for `hold`: while it lasts, every key (the
+/// bot's XTEST keys included) goes to this client, not to the game, though the game keeps the
+/// input focus. That is a dropped key as the game sees it.
+fn grab_keyboard_for(display: u32, hold: Duration) {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt, GrabMode, GrabStatus};
+    let (conn, screen) = x11rb::connect(Some(&format!(":{display}"))).expect("connect to X");
+    let root = conn.setup().roots[screen].root;
+    let end = Instant::now() + Duration::from_secs(2);
+    loop {
+        let status = conn
+            .grab_keyboard(
+                false,
+                root,
+                x11rb::CURRENT_TIME,
+                GrabMode::ASYNC,
+                GrabMode::ASYNC,
+            )
+            .expect("grab request")
+            .reply()
+            .expect("grab reply")
+            .status;
+        if status == GrabStatus::SUCCESS {
+            break;
+        }
+        assert!(
+            Instant::now() < end,
+            "could not grab the keyboard: {status:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    conn.flush().expect("flush");
+    std::thread::sleep(hold);
+    conn.ungrab_keyboard(x11rb::CURRENT_TIME).expect("ungrab");
+    conn.flush().expect("flush");
+}
+
+/// A key dropped: for 0.6 s every key goes to another client (a keyboard grab), so the game does
+/// not move. The bot sees the board unchanged, presses the same key again (bounded) and plays
+/// on with no desync once keys reach the game again.
+#[test]
+fn drill_dropped_keys_are_pressed_again() {
+    let Some((_lock, s)) = session("drill dropped key", "qt", None) else {
+        return;
+    };
+    let child = s
+        .bot(&[
+            "play",
+            "--json",
+            "--window",
+            "2048 Game",
+            "--max-moves",
+            "40",
+        ])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(3));
+    grab_keyboard_for(s.display, Duration::from_millis(600));
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
+    eprintln!("drill dropped key: {v}");
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert!(v["retries"].as_u64().unwrap() >= 1, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+}
+
+/// Keys that never arrive (a keyboard grab held for 20 s): the bot presses the same key a bounded
+/// number of times (4 presses: the key and 3 retries), then stops with `key_no_effect` (exit 4),
+/// well before the grab ends.
+#[test]
+fn drill_keys_that_never_arrive_stop_the_bot() {
+    let Some((_lock, s)) = session("drill lost keys", "qt", None) else {
+        return;
+    };
+    let child = s
+        .bot(&["play", "--json", "--window", "2048 Game"])
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(3));
+    let display = s.display;
+    let grab = std::thread::spawn(move || grab_keyboard_for(display, Duration::from_secs(20)));
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(18)));
+    eprintln!("drill lost keys: {v}");
+    assert_eq!(v["stop_reason"], "key_no_effect", "{v}\n{err}");
+    assert_eq!(code, 4);
+    assert_eq!(v["retries"], 3, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    grab.join().expect("grab thread");
+}
