@@ -48,18 +48,22 @@ impl Solver for Scripted {
         "scripted"
     }
     fn decide(&mut self, board: Board) -> Decision {
-        let best = self.0.get(&board).copied();
-        let mut values = [None; 4];
-        if let Some(m) = best {
-            values[m.index()] = Some(1.0);
-        }
-        Decision {
-            best,
-            values,
-            nodes: 0,
-            depth: 0,
-            elapsed_ms: 0.0,
-        }
+        decision(self.0.get(&board).copied())
+    }
+}
+
+/// A decision for `best` alone (value 1 for it, no search).
+fn decision(best: Option<Move>) -> Decision {
+    let mut values = [None; 4];
+    if let Some(m) = best {
+        values[m.index()] = Some(1.0);
+    }
+    Decision {
+        best,
+        values,
+        nodes: 0,
+        depth: 0,
+        elapsed_ms: 0.0,
     }
 }
 
@@ -494,22 +498,11 @@ impl Solver for RightThenAnyLegal {
         "right-then-any-legal"
     }
     fn decide(&mut self, board: Board) -> Decision {
-        let best = if board.apply(Move::Right).is_some() {
+        decision(if board.apply(Move::Right).is_some() {
             Some(Move::Right)
         } else {
             board.legal_moves().next()
-        };
-        let mut values = [None; 4];
-        if let Some(m) = best {
-            values[m.index()] = Some(1.0);
-        }
-        Decision {
-            best,
-            values,
-            nodes: 0,
-            depth: 0,
-            elapsed_ms: 0.0,
-        }
+        })
     }
 }
 

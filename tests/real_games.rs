@@ -163,6 +163,13 @@ fn play(s: &Session, args: &[&str]) -> (Value, i32, String) {
     summary_of(out)
 }
 
+/// Starts `bot2048 play --json ARGS` in the background (for drills that act while it plays).
+fn spawn_play(s: &Session, args: &[&str]) -> Child {
+    let mut full = vec!["play", "--json"];
+    full.extend_from_slice(args);
+    s.bot(&full).spawn().expect("spawn bot2048")
+}
+
 fn summary_of(out: Output) -> (Value, i32, String) {
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
@@ -581,10 +588,7 @@ fn drill_window_closed_mid_game() {
     let Some((_lock, s)) = session("drill close", "qt", None) else {
         return;
     };
-    let child = s
-        .bot(&["play", "--json", "--window", "2048 Game"])
-        .spawn()
-        .expect("spawn");
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
     std::thread::sleep(Duration::from_secs(4));
     let out = s
         .games()
@@ -607,10 +611,7 @@ fn ctrl_c_arriving_twice_50_ms_apart_still_stops_cleanly() {
     let Some((_lock, s)) = session("ctrl-c", "qt", None) else {
         return;
     };
-    let child = s
-        .bot(&["play", "--json", "--window", "2048 Game"])
-        .spawn()
-        .expect("spawn");
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
     std::thread::sleep(Duration::from_secs(3));
     let pid = child.id();
     // 50 ms apart: signals sent closer than that may merge into one pending SIGINT in the kernel
@@ -656,9 +657,9 @@ fn focus_taken_away(test: &str, focus: &str, extra: &[&str]) -> Option<(Value, i
         "xdotool windowmove --sync {qt} 0 0; xdotool windowmove --sync {gnome} 640 0"
     ));
     let qt_before = board_of(&s, "2048 Game").expect("read qt");
-    let mut args = vec!["play", "--json", "--window", "GNOME 2048", "--focus", focus];
+    let mut args = vec!["--window", "GNOME 2048", "--focus", focus];
     args.extend_from_slice(extra);
-    let child = s.bot(&args).spawn().expect("spawn");
+    let child = spawn_play(&s, &args);
     std::thread::sleep(Duration::from_secs(4));
     s.sh(&format!("xdotool windowactivate --sync {qt}"));
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
@@ -702,10 +703,7 @@ fn drill_covered_by_another_window() {
     let Some((_lock, s)) = session("drill cover", "gnome", None) else {
         return;
     };
-    let child = s
-        .bot(&["play", "--json", "--window", "GNOME 2048"])
-        .spawn()
-        .expect("spawn");
+    let child = spawn_play(&s, &["--window", "GNOME 2048"]);
     std::thread::sleep(Duration::from_secs(4));
     // xmessage maps a window on top, in the middle of the screen, over the board
     let mut cover = Command::new("xmessage");
@@ -732,10 +730,7 @@ fn drill_mouse_moved_stops_the_bot() {
     let Some((_lock, s)) = session("drill mouse", "qt", None) else {
         return;
     };
-    let child = s
-        .bot(&["play", "--json", "--window", "2048 Game"])
-        .spawn()
-        .expect("spawn");
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
     std::thread::sleep(Duration::from_secs(3));
     s.sh("xdotool mousemove 5 5; xdotool mousemove 40 40");
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(10)));
@@ -851,17 +846,7 @@ fn drill_dropped_keys_are_pressed_again() {
     let Some((_lock, s)) = session("drill dropped key", "qt", None) else {
         return;
     };
-    let child = s
-        .bot(&[
-            "play",
-            "--json",
-            "--window",
-            "2048 Game",
-            "--max-moves",
-            "40",
-        ])
-        .spawn()
-        .expect("spawn");
+    let child = spawn_play(&s, &["--window", "2048 Game", "--max-moves", "40"]);
     std::thread::sleep(Duration::from_secs(3));
     grab_keyboard_for(s.display, Duration::from_millis(600));
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(60)));
@@ -881,10 +866,7 @@ fn drill_keys_that_never_arrive_stop_the_bot() {
     let Some((_lock, s)) = session("drill lost keys", "qt", None) else {
         return;
     };
-    let child = s
-        .bot(&["play", "--json", "--window", "2048 Game"])
-        .spawn()
-        .expect("spawn");
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
     std::thread::sleep(Duration::from_secs(3));
     let display = s.display;
     let grab = std::thread::spawn(move || grab_keyboard_for(display, Duration::from_secs(20)));
