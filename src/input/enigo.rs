@@ -38,7 +38,8 @@ const FOCUS_WAIT: Duration = Duration::from_millis(500);
 /// How long to keep asking for a game dialog's focus before giving up.
 const DIALOG_FOCUS_WAIT: Duration = Duration::from_millis(2000);
 
-/// How often the activation request for a dialog is sent again while it is not focused.
+/// How often the activation request (for the game or a dialog of it) is sent again while the
+/// window is not focused.
 const REACTIVATE_EVERY: Duration = Duration::from_millis(200);
 
 /// Keys to one game window through XTEST.
@@ -213,9 +214,7 @@ impl EnigoSink {
     /// # Errors
     /// `NotFocused` when `dialog` does not get the focus; `Backend` when enigo fails.
     pub fn key_to(&mut self, dialog: u32, key: Key) -> Result<(), InputError> {
-        if !self.x11.has_keyboard_focus(dialog).map_err(be)?
-            && !self.activate_until(dialog, DIALOG_FOCUS_WAIT)?
-        {
+        if !self.activate_until(dialog, DIALOG_FOCUS_WAIT)? {
             return Err(InputError::NotFocused {
                 focus: self.describe_focus(),
             });
@@ -224,11 +223,11 @@ impl EnigoSink {
     }
 
     /// Asks the window manager to activate `window` (the game, or a dialog of it) until it has the
-    /// keyboard focus, up to `within`. The request is sent again every [`REACTIVATE_EVERY`]:
-    /// a dialog that has just been mapped may not be focusable yet when the first one arrives (a
-    /// CI run saw 2048-qt's "You Win" stay unfocused after a single request). Past half the wait
-    /// the X input focus is also set directly (the window manager follows it). True when the focus
-    /// arrived.
+    /// keyboard focus, up to `within`; no request at all when it already has it. The request is
+    /// sent again every [`REACTIVATE_EVERY`]: a dialog that has just been mapped may not be
+    /// focusable yet when the first one arrives (a CI run saw 2048-qt's "You Win" stay unfocused
+    /// after a single request). Past half the wait the X input focus is also set directly (the
+    /// window manager follows it). True when the focus arrived.
     fn activate_until(&mut self, window: u32, within: Duration) -> Result<bool, InputError> {
         let start = Instant::now();
         let mut last_request: Option<Instant> = None;
