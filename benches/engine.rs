@@ -1,10 +1,10 @@
 //! Engine and search benchmarks (criterion): move generation (moves/s over a fixed set of
 //! boards), evaluation (boards/s), expectimax (nodes/s on fixed mid-game boards, one thread).
-use bot2048::engine::{Board, Game, Move};
-use bot2048::solver::expectimax::Expectimax;
+use bot2048::engine::{Board, Game, Move, Shape};
+use bot2048::solver::expectimax::{Expectimax, ExpectimaxOptions};
 use bot2048::solver::greedy::Greedy;
-use bot2048::solver::heuristic::evaluate;
-use bot2048::solver::{Solver, SolverOptions};
+use bot2048::solver::heuristic::{evaluate, RowHeuristic};
+use bot2048::solver::Budget;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -15,8 +15,8 @@ fn game_boards() -> Vec<Board> {
     let mut boards = Vec::new();
     for seed in 1..=3 {
         let mut game = Game::new(seed);
-        let mut solver = Greedy::new();
-        while let Some(m) = solver.decide(game.board()).best {
+        let solver = Greedy::<Board, _>::new(Shape::FOUR, RowHeuristic::new());
+        while let Some(m) = solver.decide_on(game.board()).best {
             boards.push(game.board());
             game.play(m);
         }
@@ -57,7 +57,7 @@ fn apply_all(boards: &[Board]) -> u64 {
     for &board in boards {
         for m in Move::ALL {
             if let Some((after, score)) = black_box(board).apply(m) {
-                acc = acc.wrapping_add(after.raw()).wrapping_add(score as u64);
+                acc = acc.wrapping_add(after.raw()).wrapping_add(score);
             }
         }
     }
@@ -121,13 +121,13 @@ fn search(c: &mut Criterion) {
     let mut g = c.benchmark_group("expectimax");
     g.sample_size(20).measurement_time(Duration::from_secs(5));
     for (k, &board) in picks.iter().enumerate() {
-        let opts = SolverOptions {
-            depth: Some(3),
-            time_ms: None,
-            ..SolverOptions::default()
+        let opts = ExpectimaxOptions {
+            root_parallel: false,
+            ..ExpectimaxOptions::default()
         };
-        let mut solver = Expectimax::new(&opts).with_root_parallel(false);
-        let nodes = solver.decide(board).nodes;
+        let mut solver = Expectimax::<Board, _>::new(Shape::FOUR, opts, RowHeuristic::new());
+        let budget = Budget::depth(3);
+        let nodes = solver.decide_on(board, &budget).nodes;
         g.throughput(Throughput::Elements(nodes));
         g.bench_function(format!("depth3_board{k}_{nodes}_nodes"), |b| {
             b.iter_custom(|iters| {
@@ -135,7 +135,7 @@ fn search(c: &mut Criterion) {
                 for _ in 0..iters {
                     solver.clear_table();
                     let (t, c) = (Instant::now(), thread_cpu_time());
-                    black_box(solver.decide(black_box(board)));
+                    black_box(solver.decide_on(black_box(board), &budget));
                     total += match (c, thread_cpu_time()) {
                         (Some(c0), Some(c1)) => c1.saturating_sub(c0),
                         _ => t.elapsed(),

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! - [`engine`]: bitboard model of 2048 (moves, merges, score, spawn); no I/O.
-//! - [`solver`]: the `Solver` trait and its implementations (expectimax first).
+//! - [`solver`]: the `Solver` and `Evaluator` seams, the solvers, and their registry.
+//! - [`sim`]: many games on the engine, in parallel, and their statistics (`bot2048 sim`).
 //! - [`vision`]: finds the grid in an image and reads every cell, through a calibration profile.
 //! - [`capture`]: frames of a game window (xcap), of a monitor region, or recorded files.
 //! - [`input`]: the `KeySink` trait: arrow keys to the verified game window (enigo), or recorded.
@@ -22,5 +23,6 @@ pub mod cli;
 pub mod engine;
 pub mod input;
 pub mod play;
+pub mod sim;
 pub mod solver;
 pub mod vision;

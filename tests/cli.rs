@@ -29,10 +29,12 @@ fn sim_json_has_the_issue_keys_and_sane_values() {
     let obj = v.as_object().unwrap();
     let mut keys: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
     keys.sort();
+    // the keys of earlier versions, plus the mean decision time and the games won (--goal)
     assert_eq!(
         keys,
         [
             "avg_score",
+            "decision_ms_mean",
             "decision_ms_median",
             "decision_ms_p99",
             "games",
@@ -40,7 +42,8 @@ fn sim_json_has_the_issue_keys_and_sane_values() {
             "median_score",
             "moves",
             "moves_per_sec",
-            "reach_rates"
+            "reach_rates",
+            "won"
         ]
     );
     assert_eq!(v["games"], 2);
@@ -112,11 +115,9 @@ fn sim_rejects_bad_input_without_panicking() {
     assert_eq!(bad_out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad_out.stderr).contains("nonexistent-dir"));
 
-    let both = bot2048()
-        .args(["sim", "--depth", "1", "--time-ms", "5"])
-        .output()
-        .unwrap();
-    assert_eq!(both.status.code(), Some(2), "clap usage error");
+    let junk = bot2048().args(["sim", "--size", "10x10"]).output().unwrap();
+    assert_eq!(junk.status.code(), Some(2), "clap usage error");
+    assert!(String::from_utf8_lossy(&junk.stderr).contains("2 to 9"));
 }
 
 #[test]

@@ -8,10 +8,10 @@
 //! Independent facts used below: the last frame shows, by eye, `8 4 0 0 / 8 2 0 0 / 4 2 0 0 /
 //! 4 2 0 0`, and the game's own score display reads 36 on it (0 on the first frame).
 use bot2048::capture::ReplaySource;
-use bot2048::engine::{Board, Move};
+use bot2048::engine::{AnyBoard, Board, Move, Shape};
 use bot2048::input::RecordingSink;
 use bot2048::play::{play, PlayConfig, ReplayGame, StopReason};
-use bot2048::solver::{Decision, Solver};
+use bot2048::solver::{Budget, Decision, Solver, SolverError};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -47,8 +47,12 @@ impl Solver for Scripted {
     fn name(&self) -> &str {
         "scripted"
     }
-    fn decide(&mut self, board: Board) -> Decision {
-        decision(self.0.get(&board).copied())
+    fn shape(&self) -> Shape {
+        Shape::FOUR
+    }
+    fn decide(&mut self, board: &AnyBoard, _: &Budget) -> Result<Decision, SolverError> {
+        let board = board.as_four().expect("4x4 replays");
+        Ok(decision(self.0.get(&board).copied()))
     }
 }
 
@@ -58,13 +62,7 @@ fn decision(best: Option<Move>) -> Decision {
     if let Some(m) = best {
         values[m.index()] = Some(1.0);
     }
-    Decision {
-        best,
-        values,
-        nodes: 0,
-        depth: 0,
-        elapsed_ms: 0.0,
-    }
+    Decision::from_values(values, 0, 0, 0.0)
 }
 
 /// The keys recorded in the log, in order (frames 0..=11 each chose the key pressed after them).
@@ -497,12 +495,16 @@ impl Solver for RightThenAnyLegal {
     fn name(&self) -> &str {
         "right-then-any-legal"
     }
-    fn decide(&mut self, board: Board) -> Decision {
-        decision(if board.apply(Move::Right).is_some() {
+    fn shape(&self) -> Shape {
+        Shape::FOUR
+    }
+    fn decide(&mut self, board: &AnyBoard, _: &Budget) -> Result<Decision, SolverError> {
+        let board = board.as_four().expect("4x4 replays");
+        Ok(decision(if board.apply(Move::Right).is_some() {
             Some(Move::Right)
         } else {
             board.legal_moves().next()
-        })
+        }))
     }
 }
 

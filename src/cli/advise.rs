@@ -52,11 +52,13 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         (None, None) => anyhow::bail!("`advise` needs --window TITLE or --region X,Y,W,H"),
     };
     let mut solver = t.solver(spawn)?;
+    let stop = super::play::interrupt_flag();
     let cfg = AdviseConfig {
         settle: t.settle(),
         once: args.once,
         max_boards: args.max_boards,
-        stop: super::play::interrupt_flag(),
+        budget: t.solver.budget(Some(stop.clone())),
+        stop,
         poll_ms: 30,
     };
     let json = args.json;

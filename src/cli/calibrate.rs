@@ -194,11 +194,8 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut game = LiveGame::open(title, FocusMode::Start)
         .with_context(|| format!("opening the game window `{title}`"))?;
     let mut reader = Reader::new(ProfileChoice::Auto);
-    let opts = crate::solver::SolverOptions {
-        depth: Some(2),
-        ..Default::default()
-    };
-    let mut solver = crate::solver::by_name("expectimax", &opts)?;
+    let config = crate::solver::SolverConfig::new(crate::engine::Shape::FOUR);
+    let mut solver = crate::solver::registry::build("expectimax", &config)?;
     let stop = crate::cli::play::interrupt_flag();
     let settle = crate::capture::SettleOptions::default();
     let got = crate::play::calibrate::collect(

@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod play;
 pub mod read;
 pub mod sim;
+pub mod solver_args;
 
 /// bot2048: plays a real 2048 game by looking at the screen and pressing arrow keys.
 #[derive(Debug, Parser)]

@@ -5,11 +5,12 @@
 //! (window gone, covered, focus lost, key without effect, unreadable board); 1 = setup errors
 //! (no display, window not found, unknown solver or profile).
 use crate::capture::{Rect, RegionSource, SettleOptions};
+use crate::engine::Shape;
 use crate::engine::SpawnRule;
 use crate::input::FocusMode;
 use crate::play::live::LiveGame;
 use crate::play::{self, OnWin, PlayConfig, Summary};
-use crate::solver::{self, SolverOptions};
+use crate::solver;
 use crate::vision::{Profile, ProfileChoice, Reader};
 use anyhow::Context;
 use clap::Args;
@@ -33,15 +34,9 @@ pub struct TargetArgs {
     /// default: the built-in profile that fits.
     #[arg(long, value_name = "NAME|PATH")]
     pub profile: Option<String>,
-    /// Solver to use.
-    #[arg(long, default_value = "expectimax", value_name = "NAME")]
-    pub solver: String,
-    /// Search depth of the solver (solver-specific meaning; default: the solver's own).
-    #[arg(long)]
-    pub depth: Option<u32>,
-    /// Time budget per move of the solver, ms (default: the solver's own).
-    #[arg(long, value_name = "MS")]
-    pub time_ms: Option<u64>,
+    /// Which solver, its options and its budget.
+    #[command(flatten)]
+    pub solver: super::solver_args::SolverArgs,
     /// The spawn rule the solver assumes: `classic` (90 % 2, 10 % 4: the web game, 2048-qt) or
     /// `twos-only` (gnome-2048 spawns only 2s). Default: `twos-only` for a gnome-2048 window,
     /// else `classic`.
@@ -87,23 +82,13 @@ impl TargetArgs {
         })
     }
 
-    /// The solver for `--solver`, `--depth`, `--time-ms`, assuming the spawn rule `spawn`.
+    /// The 4×4 solver for `--solver`, `--opt`, `--eval`, assuming the spawn rule `spawn`.
     ///
     /// # Errors
-    /// Unknown solver name.
+    /// Unknown solver or evaluation, or a bad option.
     pub fn solver(&self, spawn: SpawnRule) -> anyhow::Result<Box<dyn solver::Solver>> {
-        let opts = SolverOptions {
-            depth: self.depth,
-            time_ms: self.time_ms,
-            spawn,
-        };
-        solver::by_name(&self.solver, &opts).with_context(|| {
-            format!(
-                "solver `{}` (known: {})",
-                self.solver,
-                solver::SOLVER_NAMES.join(", ")
-            )
-        })
+        self.solver.validate()?;
+        self.solver.build(Shape::FOUR, spawn)
     }
 
     /// Settle options from the knobs.
@@ -228,14 +213,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         game.region = Some(RegionSource::new(r).context("capturing --region")?);
     }
     game.keys.set_failsafe(!args.no_failsafe);
+    let stop = interrupt_flag();
     let cfg = PlayConfig {
+        budget: t.solver.budget(Some(stop.clone())),
         on_win: args.on_win,
         goal: args.goal,
         max_moves: args.max_moves,
         settle: t.settle(),
         progress: !args.quiet && !args.json,
         record: args.record.clone(),
-        stop: interrupt_flag(),
+        stop,
         ..PlayConfig::default()
     };
     if !args.quiet && !args.json {

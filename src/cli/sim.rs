@@ -1,42 +1,41 @@
 //! `bot2048 sim`: plays many games on the built-in engine with a solver and measures it.
 //!
-//! Games run several at once on rayon's threads, one game per thread with a single-threaded
-//! search each (expectimax's root parallelism is switched off): with at least as many games as
-//! cores every core is busy anyway, and a thread per game needs no synchronisation, keeps the
-//! transposition table of a game whole across its four root moves, and makes each game replay
-//! exactly from its seed at a fixed depth. Game `i` (0-based) uses the seed [`game_seed`]`(seed, i)`.
-use crate::engine::{Game, SpawnRule};
-use crate::solver::expectimax::Expectimax;
-use crate::solver::{by_name, Solver, SolverOptions, SOLVER_NAMES};
+//! The games, their statistics and the chart live in [`crate::sim`]; this file parses the
+//! arguments and prints.
+use super::solver_args::SolverArgs;
+use crate::engine::{goal_exponent, Shape, SpawnRule};
+use crate::sim::{self, GameResult, SimConfig, Summary};
+use crate::solver::registry;
 use anyhow::{bail, Context};
 use clap::Args;
 use image::{Rgb, RgbImage};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
-use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// Arguments of `bot2048 sim`.
 #[derive(Debug, Args)]
 pub struct SimArgs {
-    /// Solver to measure (expectimax, greedy).
-    #[arg(long, default_value = "expectimax")]
-    pub solver: String,
+    /// Which solver, its options and its budget.
+    #[command(flatten)]
+    pub solver: SolverArgs,
     /// Number of games to play.
     #[arg(long, default_value_t = 10)]
     pub games: u32,
-    /// Seed of the first game; each game's own seed is derived from it, so a game replays exactly.
+    /// Seed of the first game; each game's own seed is derived from it, so that every solver
+    /// meets the same spawns for the same moves. A game replays exactly at a fixed --depth; a
+    /// time budget (--time-ms, or the default budget) depends on the machine's speed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Search depth in moves beyond the root move (default: adaptive, within a time budget).
-    #[arg(long, conflicts_with = "time_ms")]
-    pub depth: Option<u32>,
-    /// Time budget per move, in milliseconds (iterative deepening).
-    #[arg(long)]
-    pub time_ms: Option<u64>,
+    /// Board size, ROWSxCOLS (2 to 9 each) or N for NxN.
+    #[arg(long, default_value = "4x4", value_name = "RxC")]
+    pub size: Shape,
+    /// Stop each game as won when a tile of this value is made (e.g. 2048, or 1024 on 3x3).
+    #[arg(long, value_name = "TILE")]
+    pub goal: Option<u64>,
+    /// Stop each game after this many moves (large boards play for very long).
+    #[arg(long, value_name = "N")]
+    pub max_moves: Option<u32>,
     /// Print the summary as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -51,176 +50,30 @@ pub struct SimArgs {
     pub solver_spawn: Option<SpawnRule>,
 }
 
-/// The seed of game `index` of a run started with `seed`: a SplitMix64 step of `seed + index`,
-/// so neighbouring games get unrelated spawns.
-pub fn game_seed(seed: u64, index: u32) -> u64 {
-    let mut z = seed.wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The result of one game.
-#[derive(Debug, Clone)]
-pub struct GameResult {
-    /// Final score (sum of merge scores).
-    pub score: u64,
-    /// Largest tile at the end.
-    pub max_tile: u32,
-    /// Moves played.
-    pub moves: u32,
-    /// Time of each decision, in milliseconds.
-    pub decision_ms: Vec<f64>,
-}
-
-/// Plays one game from `seed` under the spawn rule `rule` to the end with `solver`.
-pub fn play_game(solver: &mut dyn Solver, seed: u64, rule: SpawnRule) -> GameResult {
-    let mut game = Game::with_rule(seed, rule);
-    let mut decision_ms = Vec::new();
-    loop {
-        let d = solver.decide(game.board());
-        decision_ms.push(d.elapsed_ms);
-        let Some(m) = d.best else { break };
-        if game.play(m).is_none() {
-            // A solver proposing an illegal move would loop forever: play the first legal one.
-            match game.board().legal_moves().next() {
-                Some(legal) => {
-                    game.play(legal);
-                }
-                None => break,
-            }
-        }
-    }
-    GameResult {
-        score: game.score(),
-        max_tile: game.board().max_value(),
-        moves: game.moves(),
-        decision_ms,
-    }
-}
-
-/// The tiles whose reach rate `sim` reports.
-pub const REACH_TILES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
-
-/// The summary `sim` prints; with `--json`, exactly these keys.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    /// Games played.
-    pub games: u32,
-    /// Mean final score.
-    pub avg_score: f64,
-    /// Median final score.
-    pub median_score: f64,
-    /// Number of games ending with each largest tile (tile value → games).
-    pub max_tile_counts: BTreeMap<u32, u32>,
-    /// Share of games whose largest tile reached at least each tile of [`REACH_TILES`], 0..=1.
-    pub reach_rates: BTreeMap<u32, f64>,
-    /// Moves played over all games.
-    pub moves: u64,
-    /// Moves per wall-clock second over the whole run.
-    pub moves_per_sec: f64,
-    /// Median decision time in milliseconds.
-    pub decision_ms_median: f64,
-    /// 99th percentile of decision time in milliseconds.
-    pub decision_ms_p99: f64,
-}
-
-/// The `q` quantile (0..=1) of sorted values, nearest rank; 0 for none.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-/// The median of sorted values (mean of the middle two for an even count); 0 for none.
-fn median(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => sorted[n / 2],
-        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
-}
-
-/// Summarises finished games; `seconds` is the run's wall-clock time.
-pub fn summarize(results: &[GameResult], seconds: f64) -> Summary {
-    let n = results.len().max(1) as f64;
-    let mut scores: Vec<f64> = results.iter().map(|r| r.score as f64).collect();
-    scores.sort_by(f64::total_cmp);
-    let mut times: Vec<f64> = results
-        .iter()
-        .flat_map(|r| r.decision_ms.iter().copied())
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let mut max_tile_counts = BTreeMap::new();
-    for r in results {
-        *max_tile_counts.entry(r.max_tile).or_insert(0) += 1;
-    }
-    let reach_rates = REACH_TILES
-        .iter()
-        .map(|&t| {
-            (
-                t,
-                results.iter().filter(|r| r.max_tile >= t).count() as f64 / n,
-            )
-        })
-        .collect();
-    let moves: u64 = results.iter().map(|r| r.moves as u64).sum();
-    Summary {
-        games: results.len() as u32,
-        avg_score: scores.iter().sum::<f64>() / n,
-        median_score: median(&scores),
-        max_tile_counts,
-        reach_rates,
-        moves,
-        moves_per_sec: if seconds > 0.0 {
-            moves as f64 / seconds
-        } else {
-            0.0
-        },
-        decision_ms_median: median(&times),
-        decision_ms_p99: quantile(&times, 0.99),
-    }
-}
-
-fn make_solver(name: &str, opts: &SolverOptions) -> anyhow::Result<Box<dyn Solver>> {
-    if name == "expectimax" {
-        return Ok(Box::new(Expectimax::new(opts).with_root_parallel(false)));
-    }
-    Ok(by_name(name, opts)?)
-}
-
 /// Runs `bot2048 sim`.
 ///
 /// # Errors
-/// An unknown solver (the message lists [`SOLVER_NAMES`]), `--games 0`, an `--out` whose folder
-/// does not exist, or a chart that cannot be written.
+/// An unknown solver or option, `--games 0`, a bad `--goal`, an `--out` that cannot be written,
+/// or a chart that cannot be written.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    let opts = SolverOptions {
-        depth: args.depth,
-        time_ms: args.time_ms,
-        spawn: args.solver_spawn.unwrap_or(args.spawn),
-    };
-    by_name(&args.solver, &opts)
-        .with_context(|| format!("cannot run `sim` (solvers: {})", SOLVER_NAMES.join(", ")))?;
-    if let Some(out) = &args.out {
-        let dir = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            bail!(
-                "cannot write the chart to {}: folder {} does not exist",
-                out.display(),
-                dir.display()
-            );
-        }
+    args.solver.validate()?;
+    if let Some(goal) = args.goal {
+        goal_exponent(args.size, goal).context("--goal")?;
     }
+    if let Some(out) = &args.out {
+        check_chart_path(out)?;
+    }
+    let spawn = args.solver_spawn.unwrap_or(args.spawn);
+    let template = args.solver.config(args.size, spawn, 0, false)?;
+    registry::build(&args.solver.solver, &template)?;
+    let mut config = SimConfig::new(args.size, args.games, args.seed);
+    config.spawn = args.spawn;
+    config.budget = args.solver.budget(None);
+    config.goal = args.goal;
+    config.max_moves = args.max_moves;
 
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(
@@ -228,19 +81,17 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    let start = Instant::now();
-    let results: Vec<GameResult> = (0..args.games)
-        .into_par_iter()
-        .map(|i| -> anyhow::Result<GameResult> {
-            let mut solver = make_solver(&args.solver, &opts)?;
-            let r = play_game(solver.as_mut(), game_seed(args.seed, i), args.spawn);
-            bar.inc(1);
-            bar.set_message(format!("last: {} ({} moves)", r.max_tile, r.moves));
-            Ok(r)
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let make = |seed: u64| {
+        let mut c = template.clone();
+        c.seed = seed;
+        registry::build(&args.solver.solver, &c)
+    };
+    let on_game = |r: &GameResult| {
+        bar.inc(1);
+        bar.set_message(format!("last: {} ({} moves)", r.max_tile, r.moves));
+    };
+    let (results, summary, _) = sim::simulate(&config, &make, &on_game)?;
     bar.finish_and_clear();
-    let summary = summarize(&results, start.elapsed().as_secs_f64());
 
     if args.json {
         println!("{}", serde_json::to_string(&summary)?);
@@ -255,15 +106,38 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses a chart path whose folder does not exist or that is not a `.png`, before the run.
+fn check_chart_path(out: &Path) -> anyhow::Result<()> {
+    let dir = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        bail!(
+            "cannot write the chart to {}: folder {} does not exist",
+            out.display(),
+            dir.display()
+        );
+    }
+    let png = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !png {
+        bail!(
+            "the chart is a PNG image: give --out a name ending in .png (got {})",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
 fn print_text(s: &Summary, args: &SimArgs) {
-    let budget = match (args.depth, args.time_ms) {
-        (Some(d), _) => format!("depth {d}"),
-        (None, Some(t)) => format!("{t} ms a move"),
-        (None, None) => "default budget".to_string(),
-    };
     println!(
-        "solver        {} ({budget}), seed {}",
-        args.solver, args.seed
+        "solver        {} ({}), {} board, seed {}",
+        args.solver.solver,
+        args.solver.describe_budget(),
+        args.size,
+        args.seed
     );
     println!("games         {}", s.games);
     println!(
@@ -282,6 +156,9 @@ fn print_text(s: &Summary, args: &SimArgs) {
         .map(|(t, r)| format!("{t}: {:.1}%", 100.0 * r))
         .collect();
     println!("reached       {}", reach.join(", "));
+    if let Some(goal) = args.goal {
+        println!("won           {} of {} (goal {goal})", s.won, s.games);
+    }
     println!("moves         {} ({:.1} moves/s)", s.moves, s.moves_per_sec);
     println!(
         "decision      median {:.2} ms, p99 {:.2} ms",
@@ -457,7 +334,7 @@ pub fn draw_chart(results: &[GameResult], summary: &Summary) -> RgbImage {
     let reach_bars: Vec<(String, f64, String)> = summary
         .reach_rates
         .iter()
-        .map(|(&t, &r)| (format!("{}K", t / 1024), r, format!("{:.0}%", 100.0 * r)))
+        .map(|(&t, &r)| (short(t as f64), r, format!("{:.0}%", 100.0 * r)))
         .collect();
     bar_panel(
         &mut img,
@@ -471,72 +348,4 @@ pub fn draw_chart(results: &[GameResult], summary: &Summary) -> RgbImage {
         REACH_BAR,
     );
     img
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quantiles_and_medians() {
-        let v: Vec<f64> = (1..=100).map(|i| i as f64).collect();
-        assert_eq!(quantile(&v, 0.99), 99.0);
-        assert_eq!(median(&v), 50.5);
-        assert_eq!(median(&[3.0]), 3.0);
-        assert_eq!(median(&[]), 0.0);
-    }
-
-    #[test]
-    fn summary_counts_reach_rates() {
-        let r = |score, max_tile| GameResult {
-            score,
-            max_tile,
-            moves: 10,
-            decision_ms: vec![1.0],
-        };
-        let s = summarize(
-            &[r(100, 1024), r(300, 4096), r(200, 2048), r(400, 512)],
-            2.0,
-        );
-        assert_eq!(s.games, 4);
-        assert_eq!(s.avg_score, 250.0);
-        assert_eq!(s.median_score, 250.0);
-        assert_eq!(s.reach_rates[&1024], 0.75);
-        assert_eq!(s.reach_rates[&2048], 0.5);
-        assert_eq!(s.reach_rates[&4096], 0.25);
-        assert_eq!(s.reach_rates[&8192], 0.0);
-        assert_eq!(s.max_tile_counts[&512], 1);
-        assert_eq!(s.moves, 40);
-        assert_eq!(s.moves_per_sec, 20.0);
-    }
-
-    #[test]
-    fn game_seeds_differ() {
-        assert_ne!(game_seed(1, 0), game_seed(1, 1));
-        assert_ne!(game_seed(1, 1), game_seed(2, 0));
-        assert_eq!(game_seed(7, 3), game_seed(7, 3));
-    }
-
-    #[test]
-    fn play_game_is_replayable() {
-        let opts = SolverOptions {
-            depth: Some(0),
-            ..SolverOptions::default()
-        };
-        let a = play_game(
-            make_solver("expectimax", &opts).unwrap().as_mut(),
-            5,
-            SpawnRule::Classic,
-        );
-        let b = play_game(
-            make_solver("expectimax", &opts).unwrap().as_mut(),
-            5,
-            SpawnRule::Classic,
-        );
-        assert_eq!(
-            (a.score, a.moves, a.max_tile),
-            (b.score, b.moves, b.max_tile)
-        );
-        assert!(a.moves > 0);
-    }
 }

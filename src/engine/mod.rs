@@ -1,7 +1,19 @@
-//! The 2048 model: a 4×4 bitboard with row tables, moves, merges, score, spawn and seeded games.
+//! The 2048 model: moves, merges, score, spawns and seeded games, on every board shape.
+//!
+//! Two boards implement one set of rules, the [`Position`] trait:
+//! - [`Board`], the 4×4 bitboard (a `u64` of nibbles and 65,536-entry row tables): the fast path;
+//! - [`GridBoard`], any shape of 2 to 9 rows × 2 to 9 columns ([`Shape`]): a byte per cell, exact
+//!   and slower, slid line by line through [`slide_line`].
+//!
+//! Solvers and evaluations are written once, generic over [`Position`], and monomorphised: the
+//! 4×4 path pays nothing for the general one. [`AnyBoard`] holds either (a 4×4 board is always a
+//! [`Board`]) for the code at the edges (the play loop, the mirror, `sim`, the CLI), which
+//! dispatches on the shape once per decision. [`Game`] is a seeded game on any of them, with an
+//! optional goal tile.
 //!
 //! No I/O and no other module of the crate: `solver` builds on this; `vision`/`play` convert their
-//! readings into a [`Board`] through the checked constructors ([`Board::from_values`]).
+//! readings into boards through the checked constructors ([`Board::from_values`],
+//! [`AnyBoard::from_values`]).
 //!
 //! ```
 //! use bot2048::engine::{Board, Move};
@@ -16,9 +28,14 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+mod any;
+mod bitboard;
+mod grid;
 pub mod tables;
 
-use tables::{slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_LEFT, ROW_RIGHT};
+pub use any::AnyBoard;
+pub use bitboard::{transpose, Board};
+pub use grid::{slide_line, GridBoard, MAX_CELLS};
 
 /// A direction to slide the tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -26,11 +43,11 @@ use tables::{slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_LEF
 pub enum Move {
     /// Tiles slide toward row 0.
     Up,
-    /// Tiles slide toward row 3.
+    /// Tiles slide toward the last row.
     Down,
     /// Tiles slide toward column 0.
     Left,
-    /// Tiles slide toward column 3.
+    /// Tiles slide toward the last column.
     Right,
 }
 
@@ -81,21 +98,23 @@ impl FromStr for Move {
     }
 }
 
-/// Why a board or a move could not be built from the given input.
+/// Why a board, a shape or a move could not be built from the given input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
-    /// A cell value is neither 0 (empty) nor a power of two in 2..=131072.
-    #[error("cell ({row}, {col}) holds {value}: a tile must be 0 (empty) or a power of two from 2 to 131072")]
+    /// A cell value is neither 0 (empty) nor a power of two from 2 to the shape's largest tile.
+    #[error("cell ({row}, {col}) holds {value}: a tile must be 0 (empty) or a power of two from 2 to {max}")]
     BadValue {
         /// Row of the cell, 0 = top.
         row: usize,
         /// Column of the cell, 0 = left.
         col: usize,
         /// The offending value.
-        value: u32,
+        value: u64,
+        /// The largest tile value of the board's shape ([`Shape::max_exponent`]).
+        max: u64,
     },
-    /// A cell exponent is above 17 (131072).
-    #[error("cell ({row}, {col}) holds exponent {exp}: the largest is 17 (131072)")]
+    /// A cell exponent is above the shape's largest ([`Shape::max_exponent`]; 17 on 4×4).
+    #[error("cell ({row}, {col}) holds exponent {exp}: the largest on this board is {max}")]
     BadExponent {
         /// Row of the cell, 0 = top.
         row: usize,
@@ -103,454 +122,256 @@ pub enum BoardError {
         col: usize,
         /// The offending log2 exponent.
         exp: u8,
+        /// The largest exponent of the board's shape.
+        max: u8,
     },
-    /// The text form does not have 16 digits.
-    #[error("a board's text form has 16 digits (0-9, a-h), got {0} characters")]
-    BadLength(usize),
-    /// The text form holds a character that is not a digit 0-9 or a-h.
-    #[error("{0:?} is not a board digit (0-9, a-h = exponents 0..=17)")]
+    /// A shape outside 2..=9 rows and columns, or a text that is not `RxC`.
+    #[error("{0}")]
+    BadShape(String),
+    /// The number of cells given does not match the shape.
+    #[error("a {shape} board has {want} cells, got {got}")]
+    WrongCellCount {
+        /// The shape.
+        shape: Shape,
+        /// Cells the shape has.
+        want: usize,
+        /// Cells given.
+        got: usize,
+    },
+    /// The text form has the wrong number of digits.
+    #[error("a board's text form has {want} digits, got {got} characters")]
+    BadLength {
+        /// Digits the shape needs.
+        want: usize,
+        /// Characters given.
+        got: usize,
+    },
+    /// The text form holds a character that is not a board digit.
+    #[error("{0:?} is not a board digit (0-9, a-z, A-Z, +, / for exponents 0..=63)")]
     BadDigit(char),
     /// A move name that is not up, down, left or right.
     #[error("{0:?} is not a move (up, down, left, right)")]
     BadMove(String),
+    /// A goal tile that is not a power of two from 4 to the shape's largest tile.
+    #[error("a goal tile must be a power of two from 4 to {max} on this board, got {tile}")]
+    BadGoal {
+        /// The goal asked for.
+        tile: u64,
+        /// The shape's largest tile value.
+        max: u64,
+    },
 }
 
-/// A 4×4 2048 board, exact for tiles up to 131072 (log2 exponent 17). `Copy`, 16 bytes.
+/// The shape of a board: `rows` × `cols`, each from [`Shape::MIN_SIDE`] to [`Shape::MAX_SIDE`].
 ///
-/// Representation: `cells` is a `u64` of sixteen 4-bit log2 exponents (0 = empty, `e` = a tile of
-/// value 2^e); the cell at (row `r`, column `c`), row 0 on top and column 0 on the left, is the
-/// nibble at bit shift `4 * (4 * r + c)`, so row `r` is the 16 bits at `16 * r`. A nibble caps at
-/// 15 (32768); the two larger tiles, 65536 and 131072, keep 15 in their nibble (so fast code such
-/// as the heuristic sees them as at least 32768) and are marked in `big`, two bits per cell at
-/// shift `2 * (4 * r + c)`: 1 = exponent 16, 2 = exponent 17, 0 = the nibble is exact.
-///
-/// Moves use 65,536-entry row tables ([`tables`]) and a transpose for up/down. A board with a
-/// tile beyond 32768, or a move that merges two 32768 tiles, takes an exact slow path instead
-/// (rare: ordinary boards never pay for it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Board {
-    cells: u64,
-    big: u32,
+/// `Shape` values exist only through [`Shape::new`] (or [`Shape::FOUR`]), so a shape in hand is
+/// always valid. Text form `RxC` (`4x4`, `3x5`); [`FromStr`] also takes a single `N` for `NxN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Shape {
+    rows: u8,
+    cols: u8,
 }
 
-/// Nibble mask with a 1 in the low bit of each of the 16 cells.
-const LOW_BITS: u64 = 0x1111_1111_1111_1111;
+impl Shape {
+    /// The fewest rows or columns: 2 (a 2×2 game is still 2048's rules).
+    pub const MIN_SIDE: usize = 2;
+    /// The most rows or columns: 9 (gnome-2048's largest).
+    pub const MAX_SIDE: usize = 9;
+    /// The classic 4×4 shape.
+    pub const FOUR: Shape = Shape { rows: 4, cols: 4 };
 
-/// Swaps rows and columns of a `u64` of 4-bit cells (cell (r, c) goes to (c, r)).
-///
-/// Two steps of masked shifts: first the off-diagonal cells of each 2×2 block trade places
-/// (3 nibbles = 12 bits apart), then the off-diagonal 2×2 blocks do (6 nibbles = 24 bits apart).
-#[inline(always)]
-pub const fn transpose(x: u64) -> u64 {
-    let keep = x & 0xF0F0_0F0F_F0F0_0F0F;
-    let up = x & 0x0000_F0F0_0000_F0F0;
-    let down = x & 0x0F0F_0000_0F0F_0000;
-    let a = keep | (up << 12) | (down >> 12);
-    let keep = a & 0xFF00_FF00_00FF_00FF;
-    let up = a & 0x0000_0000_FF00_FF00;
-    let down = a & 0x00FF_00FF_0000_0000;
-    keep | (up << 24) | (down >> 24)
-}
-
-/// One bit (the low bit of the nibble) for each cell whose nibble is 0xF.
-#[inline(always)]
-const fn nibbles_full(x: u64) -> u64 {
-    x & (x >> 1) & (x >> 2) & (x >> 3) & LOW_BITS
-}
-
-/// One bit (the low bit of the nibble) for each empty cell.
-#[inline(always)]
-const fn nibbles_empty(x: u64) -> u64 {
-    let y = x | (x >> 2);
-    let y = y | (y >> 1);
-    !y & LOW_BITS
-}
-
-/// The four rows of `x` through a row table.
-#[inline(always)]
-fn rows_through(x: u64, table: &[u16; 65536]) -> u64 {
-    table[(x & 0xffff) as usize] as u64
-        | (table[((x >> 16) & 0xffff) as usize] as u64) << 16
-        | (table[((x >> 32) & 0xffff) as usize] as u64) << 32
-        | (table[(x >> 48) as usize] as u64) << 48
-}
-
-/// The four columns of the board whose transpose is `t` through a column table.
-#[inline(always)]
-fn cols_through(t: u64, table: &[u64; 65536]) -> u64 {
-    table[(t & 0xffff) as usize]
-        | table[((t >> 16) & 0xffff) as usize] << 4
-        | table[((t >> 32) & 0xffff) as usize] << 8
-        | table[(t >> 48) as usize] << 12
-}
-
-/// The merge score of the four lines (rows of `x`), in points.
-#[inline(always)]
-fn lines_score(x: u64) -> u32 {
-    4 * (LINE_SCORE[(x & 0xffff) as usize] as u32
-        + LINE_SCORE[((x >> 16) & 0xffff) as usize] as u32
-        + LINE_SCORE[((x >> 32) & 0xffff) as usize] as u32
-        + LINE_SCORE[(x >> 48) as usize] as u32)
-}
-
-impl Board {
-    /// The board with no tile.
-    pub const EMPTY: Board = Board { cells: 0, big: 0 };
-
-    /// Builds a board from tile values, `grid[row][col]`, row 0 on top: 0 = empty, else a power of
-    /// two from 2 to 131072.
+    /// A shape of `rows` × `cols`.
     ///
     /// # Errors
-    /// [`BoardError::BadValue`] for any other value (1, 3, 262144, …).
-    pub fn from_values(grid: [[u32; 4]; 4]) -> Result<Board, BoardError> {
-        let mut exps = [[0u8; 4]; 4];
-        for (r, row) in grid.iter().enumerate() {
-            for (c, &value) in row.iter().enumerate() {
-                exps[r][c] = match value {
-                    0 => 0,
-                    v if v.is_power_of_two() && (2..=1 << MAX_EXPONENT).contains(&v) => {
-                        v.trailing_zeros() as u8
-                    }
-                    _ => {
-                        return Err(BoardError::BadValue {
-                            row: r,
-                            col: c,
-                            value,
-                        })
-                    }
-                };
-            }
-        }
-        Board::from_exponents(exps)
-    }
-
-    /// The tile values, `grid[row][col]`, 0 = empty.
-    pub fn to_values(self) -> [[u32; 4]; 4] {
-        self.to_exponents()
-            .map(|row| row.map(|e| if e == 0 { 0 } else { 1u32 << e }))
-    }
-
-    /// Builds a board from log2 exponents, `grid[row][col]`: 0 = empty, `e` = tile 2^e, e ≤ 17.
-    ///
-    /// # Errors
-    /// [`BoardError::BadExponent`] for an exponent above 17.
-    pub fn from_exponents(grid: [[u8; 4]; 4]) -> Result<Board, BoardError> {
-        let mut b = Board::EMPTY;
-        for (r, row) in grid.iter().enumerate() {
-            for (c, &exp) in row.iter().enumerate() {
-                if exp > MAX_EXPONENT {
-                    return Err(BoardError::BadExponent {
-                        row: r,
-                        col: c,
-                        exp,
-                    });
-                }
-                b = b.with_exponent(r, c, exp);
-            }
-        }
-        Ok(b)
-    }
-
-    /// The log2 exponents, `grid[row][col]`, 0 = empty.
-    pub fn to_exponents(self) -> [[u8; 4]; 4] {
-        let mut g = [[0u8; 4]; 4];
-        for (r, row) in g.iter_mut().enumerate() {
-            for (c, cell) in row.iter_mut().enumerate() {
-                *cell = self.exponent(r, c);
-            }
-        }
-        g
-    }
-
-    /// The log2 exponent at (row, col), 0 = empty, up to 17.
-    ///
-    /// # Panics
-    /// If `row` or `col` is not in 0..4.
-    #[inline]
-    pub fn exponent(self, row: usize, col: usize) -> u8 {
-        assert!(
-            row < 4 && col < 4,
-            "cell ({row}, {col}) is outside the 4x4 board"
-        );
-        let i = 4 * row + col;
-        let nib = ((self.cells >> (4 * i)) & 0xf) as u8;
-        nib + ((self.big >> (2 * i)) & 3) as u8
-    }
-
-    /// A copy with the cell at (row, col) set to exponent `exp` (0 = empty); `exp` above 17 is
-    /// clamped to 17.
-    ///
-    /// # Panics
-    /// If `row` or `col` is not in 0..4.
-    pub fn with_exponent(self, row: usize, col: usize, exp: u8) -> Board {
-        assert!(
-            row < 4 && col < 4,
-            "cell ({row}, {col}) is outside the 4x4 board"
-        );
-        let exp = exp.min(MAX_EXPONENT);
-        let i = 4 * row + col;
-        let nib = exp.min(15) as u64;
-        let extra = (exp - exp.min(15)) as u32;
-        Board {
-            cells: (self.cells & !(0xf << (4 * i))) | (nib << (4 * i)),
-            big: (self.big & !(3 << (2 * i))) | (extra << (2 * i)),
-        }
-    }
-
-    /// The raw `u64` of 4-bit exponents (each capped at 15; see the type's doc).
-    #[inline]
-    pub fn raw(self) -> u64 {
-        self.cells
-    }
-
-    /// True when a tile of 65536 or 131072 is on the board (the slow path's case).
-    #[inline]
-    pub fn has_big_tile(self) -> bool {
-        self.big != 0
-    }
-
-    /// The board after move `m` and the merge score (the sum of the values of the tiles made), or
-    /// `None` when the move changes nothing (an illegal move). No tile is spawned.
-    #[inline]
-    pub fn apply(self, m: Move) -> Option<(Board, u32)> {
-        if self.needs_slow_path(m) {
-            return self.apply_slow(m);
-        }
-        let (cells, score) = match m {
-            Move::Left => (rows_through(self.cells, &ROW_LEFT), lines_score(self.cells)),
-            Move::Right => (
-                rows_through(self.cells, &ROW_RIGHT),
-                lines_score(self.cells),
-            ),
-            Move::Up => {
-                let t = transpose(self.cells);
-                (cols_through(t, &COL_UP), lines_score(t))
-            }
-            Move::Down => {
-                let t = transpose(self.cells);
-                (cols_through(t, &COL_DOWN), lines_score(t))
-            }
-        };
-        if cells == self.cells {
-            None
+    /// [`BoardError::BadShape`] when a side is outside 2..=9.
+    pub fn new(rows: usize, cols: usize) -> Result<Shape, BoardError> {
+        let ok = |n: usize| (Self::MIN_SIDE..=Self::MAX_SIDE).contains(&n);
+        if ok(rows) && ok(cols) {
+            Ok(Shape {
+                rows: rows as u8,
+                cols: cols as u8,
+            })
         } else {
-            Some((Board { cells, big: 0 }, score))
+            Err(BoardError::BadShape(format!(
+                "a {rows}x{cols} board is not supported: rows and columns must be {} to {}",
+                Self::MIN_SIDE,
+                Self::MAX_SIDE
+            )))
         }
     }
 
-    /// The board after move `m` without the score, or `None` when the move changes nothing.
-    /// Same result as [`Board::apply`]; the search's hot path.
+    /// Number of rows.
     #[inline]
-    pub fn shifted(self, m: Move) -> Option<Board> {
-        if self.needs_slow_path(m) {
-            return self.apply_slow(m).map(|(b, _)| b);
-        }
-        let cells = match m {
-            Move::Left => rows_through(self.cells, &ROW_LEFT),
-            Move::Right => rows_through(self.cells, &ROW_RIGHT),
-            Move::Up => cols_through(transpose(self.cells), &COL_UP),
-            Move::Down => cols_through(transpose(self.cells), &COL_DOWN),
+    pub fn rows(self) -> usize {
+        self.rows as usize
+    }
+
+    /// Number of columns.
+    #[inline]
+    pub fn cols(self) -> usize {
+        self.cols as usize
+    }
+
+    /// Number of cells, `rows × cols` (4 to 81).
+    #[inline]
+    pub fn cells(self) -> usize {
+        self.rows() * self.cols()
+    }
+
+    /// True for 4×4, the shape of the bitboard [`Board`].
+    #[inline]
+    pub fn is_four(self) -> bool {
+        self == Shape::FOUR
+    }
+
+    /// The largest tile exponent this shape can hold: `cells + 1`, at most 63.
+    ///
+    /// Every cell full in a descending chain plus a new 4 can make at most 2^(cells+1) (131072 on
+    /// 4×4, 1024 on 3×3); two tiles of this exponent never merge (so tile values fit a `u64`).
+    #[inline]
+    pub fn max_exponent(self) -> u8 {
+        (self.cells() + 1).min(63) as u8
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.rows, self.cols)
+    }
+}
+
+impl FromStr for Shape {
+    type Err = BoardError;
+
+    /// `RxC` (also `R×C`, any case of `x`) or a single `N` for `NxN`.
+    fn from_str(s: &str) -> Result<Shape, BoardError> {
+        let bad = || {
+            BoardError::BadShape(format!(
+                "{s:?} is not a board size: write ROWSxCOLS (e.g. 4x4, 3x5) or N for NxN"
+            ))
         };
-        (cells != self.cells).then_some(Board { cells, big: 0 })
+        let t = s.trim().to_ascii_lowercase().replace('×', "x");
+        let (r, c) = match t.split_once('x') {
+            Some((r, c)) => (r.trim().parse(), c.trim().parse()),
+            None => (t.parse(), t.parse()),
+        };
+        Shape::new(r.map_err(|_| bad())?, c.map_err(|_| bad())?)
+    }
+}
+
+impl TryFrom<String> for Shape {
+    type Error = BoardError;
+    fn try_from(s: String) -> Result<Shape, BoardError> {
+        s.parse()
+    }
+}
+
+impl From<Shape> for String {
+    fn from(s: Shape) -> String {
+        s.to_string()
+    }
+}
+
+/// The rules of 2048 on one board type: what solvers and evaluations are written against.
+///
+/// Cells are indexed in reading order, `index = row * cols + col`, row 0 on top; a cell holds a
+/// log2 exponent (0 = empty, `e` = a tile of value 2^e, at most [`Shape::max_exponent`]). A move
+/// slides every line toward one side, equal neighbours merge (each tile at most once per move,
+/// pairs taken from the side the tiles move toward), and the merge score is the sum of the values
+/// of the tiles made. A move is legal exactly when it changes the board. No method spawns except
+/// [`Position::spawn_by`].
+///
+/// Implemented by [`Board`] (4×4, the fast path), [`GridBoard`] (any shape) and [`AnyBoard`]
+/// (either, dispatching per call: for the edges, not for search).
+pub trait Position: Copy + PartialEq + fmt::Debug + Send + Sync + 'static {
+    /// The board's shape.
+    fn shape(&self) -> Shape;
+
+    /// This board type's copy of `board`, or `None` when it cannot hold that board (the
+    /// bitboard holds only 4×4 boards; [`GridBoard`] and [`AnyBoard`] hold every board).
+    fn from_any(board: &AnyBoard) -> Option<Self>;
+
+    /// The exponent of cell `index` (reading order), 0 = empty.
+    ///
+    /// # Panics
+    /// If `index` is not below `shape().cells()`.
+    fn exponent_at(&self, index: usize) -> u8;
+
+    /// The board after move `m` and the merge score (points), or `None` when the move changes
+    /// nothing (an illegal move). No tile is spawned.
+    fn apply(self, m: Move) -> Option<(Self, u64)>;
+
+    /// The board after move `m` without the score, or `None` when it changes nothing; the same
+    /// board as [`Position::apply`] (the search's hot path).
+    fn shifted(self, m: Move) -> Option<Self>;
+
+    /// The four afterstates in [`Move::ALL`] order (`None` for an illegal move). A board type may
+    /// share work between the four (the bitboard does one transpose for up and down).
+    #[inline]
+    fn afterstates(self) -> [Option<Self>; 4] {
+        Move::ALL.map(|m| self.shifted(m))
     }
 
-    /// True when the tables cannot do move `m` exactly: a tile beyond 32768 is on the board, or a
-    /// line along `m` holds two 32768 tiles (a possible 65536 merge; conservative).
-    #[inline(always)]
-    fn needs_slow_path(self, m: Move) -> bool {
-        if self.big != 0 {
-            return true;
-        }
-        let full = nibbles_full(self.cells);
-        if full == 0 {
-            return false;
-        }
-        match m {
-            Move::Left | Move::Right => {
-                (0..4).any(|r| ((full >> (16 * r)) & 0x1111).count_ones() >= 2)
-            }
-            Move::Up | Move::Down => {
-                (0..4).any(|c| ((full >> (4 * c)) & 0x0001_0001_0001_0001).count_ones() >= 2)
-            }
-        }
-    }
+    /// The number of empty cells.
+    fn count_empty(self) -> u32;
 
-    /// Exact move on exponents through [`slide_row_slow`]; for tiles beyond 32768.
-    fn apply_slow(self, m: Move) -> Option<(Board, u32)> {
-        let g = self.to_exponents();
-        let mut out = [[0u8; 4]; 4];
-        let mut score = 0;
-        for k in 0..4 {
-            // The four cells of line k, listed from the side the tiles move toward.
-            let cells: [(usize, usize); 4] = match m {
-                Move::Left => [(k, 0), (k, 1), (k, 2), (k, 3)],
-                Move::Right => [(k, 3), (k, 2), (k, 1), (k, 0)],
-                Move::Up => [(0, k), (1, k), (2, k), (3, k)],
-                Move::Down => [(3, k), (2, k), (1, k), (0, k)],
-            };
-            let line = cells.map(|(r, c)| g[r][c]);
-            let (moved, s) = slide_row_slow(line);
-            score += s;
-            for (j, &(r, c)) in cells.iter().enumerate() {
-                out[r][c] = moved[j];
-            }
-        }
-        let b = Board::from_exponents(out).expect("slide_row_slow keeps exponents <= 17");
-        (b != self).then_some((b, score))
-    }
+    /// The empty cells' indices, ascending (allocation-free; chance nodes iterate these).
+    fn empties(self) -> impl Iterator<Item = usize>;
 
-    /// The legal moves (those that change the board), in [`Move::ALL`] order.
-    pub fn legal_moves(self) -> impl Iterator<Item = Move> {
-        Move::ALL
-            .into_iter()
-            .filter(move |&m| self.shifted(m).is_some())
-    }
+    /// A copy with a new tile of exponent `exp` (1 = a 2, 2 = a 4) on the empty cell `index`.
+    /// The cell must be empty and `exp` small (a spawn); checked only in debug builds.
+    fn with_new_tile(self, index: usize, exp: u8) -> Self;
+
+    /// The largest exponent on the board, 0 when empty.
+    fn max_exponent(self) -> u8;
+
+    /// A 64-bit key for transposition tables: equal boards give equal keys; `None` when this
+    /// board must not be cached (the bitboard's boards with a tile beyond 32768, whose nibbles
+    /// alone are not exact). For [`Board`] the key is the board itself (no collisions); for
+    /// [`GridBoard`] it is a 64-bit hash (a collision, about 2^-64 per pair, would merge two
+    /// boards' values).
+    fn table_key(self) -> Option<u64>;
 
     /// True when no move is legal.
-    pub fn is_game_over(self) -> bool {
-        self.legal_moves().next().is_none()
-    }
-
-    /// The number of empty cells, 0..=16.
     #[inline]
-    pub fn count_empty(self) -> u32 {
-        nibbles_empty(self.cells).count_ones()
+    fn is_game_over(self) -> bool {
+        self.afterstates().iter().all(Option::is_none)
     }
 
-    /// The empty cells as (row, col), in reading order (row 0 first, then column).
-    pub fn empty_cells(self) -> impl Iterator<Item = (usize, usize)> {
-        self.empty_indices().map(|i| (i / 4, i % 4))
+    /// The legal moves, in [`Move::ALL`] order.
+    fn legal_moves(self) -> impl Iterator<Item = Move> {
+        let after = self.afterstates();
+        Move::ALL
+            .into_iter()
+            .filter(move |m| after[m.index()].is_some())
     }
 
-    /// The empty cells as indices `4 * row + col`, ascending (allocation-free; the search's
-    /// chance nodes iterate these).
-    #[inline]
-    pub fn empty_indices(self) -> impl Iterator<Item = usize> {
-        let mut mask = nibbles_empty(self.cells);
-        std::iter::from_fn(move || {
-            if mask == 0 {
-                return None;
-            }
-            let i = (mask.trailing_zeros() / 4) as usize;
-            mask &= mask - 1;
-            Some(i)
-        })
-    }
-
-    /// A copy with a new tile of exponent `exp` (1 = a 2, 2 = a 4, up to 15) on the empty cell
-    /// `index = 4 * row + col`. The cell must be empty and `index < 16`, `exp <= 15`; this is
-    /// checked only in debug builds (the search's chance nodes call it on [`Board::empty_indices`]).
-    #[inline]
-    pub fn with_new_tile(self, index: usize, exp: u8) -> Board {
-        debug_assert!(index < 16 && exp <= 15 && self.exponent(index / 4, index % 4) == 0);
-        Board {
-            cells: self.cells | ((exp as u64) << (4 * index)),
-            big: self.big,
-        }
-    }
-
-    /// The largest exponent on the board (0 if empty).
-    pub fn max_exponent(self) -> u8 {
-        (0..16)
-            .map(|i| self.exponent(i / 4, i % 4))
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The largest tile value on the board (0 if empty).
-    pub fn max_value(self) -> u32 {
+    /// The largest tile value on the board, 0 when empty.
+    fn max_value(self) -> u64 {
         match self.max_exponent() {
             0 => 0,
-            e => 1 << e,
+            e => 1u64 << e,
         }
     }
 
-    /// The sum of all tile values.
-    pub fn tile_sum(self) -> u64 {
-        self.to_values().iter().flatten().map(|&v| v as u64).sum()
-    }
-
-    /// A copy with one new tile on a uniformly chosen empty cell: a 2 with probability 0.9, a 4
-    /// with probability 0.1 (the original game's rule, [`SpawnRule::Classic`]). A full board is
-    /// returned unchanged.
-    pub fn spawn<R: Rng + ?Sized>(self, rng: &mut R) -> Board {
-        self.spawn_by(rng, SpawnRule::Classic)
-    }
-
-    /// As [`Board::spawn`], under `rule`: with [`SpawnRule::TwosOnly`] the new tile is always a 2
-    /// (and no random number is drawn for its value).
-    pub fn spawn_by<R: Rng + ?Sized>(self, rng: &mut R, rule: SpawnRule) -> Board {
+    /// A copy with one new tile on a uniformly chosen empty cell under `rule` (classic: a 2 with
+    /// probability 0.9, a 4 with 0.1; twos-only: a 2). A full board is returned unchanged.
+    ///
+    /// Draws `random_range(0..empty)` for the cell, then (classic only) `random_range(0..10)` for
+    /// the value, so a seeded game replays the same on every board type.
+    fn spawn_by<R: Rng + ?Sized>(self, rng: &mut R, rule: SpawnRule) -> Self {
         let n = self.count_empty();
         if n == 0 {
             return self;
         }
         let k = rng.random_range(0..n) as usize;
-        let (r, c) = self
-            .empty_cells()
-            .nth(k)
-            .expect("k < number of empty cells");
+        let index = self.empties().nth(k).expect("k < number of empty cells");
         let exp = match rule {
             SpawnRule::Classic if rng.random_range(0..10) == 0 => 2,
             _ => 1,
         };
-        self.with_exponent(r, c, exp)
-    }
-
-    /// A start position: two spawns on the empty board.
-    pub fn start<R: Rng + ?Sized>(rng: &mut R) -> Board {
-        Board::EMPTY.spawn(rng).spawn(rng)
-    }
-
-    /// The 16-digit text form: one digit per cell in reading order (row 0 left to right, then row
-    /// 1, …), each the cell's log2 exponent in base 18: `0`-`9`, `a`-`f` = 10..15, `g` = 16 (65536),
-    /// `h` = 17 (131072). For boards up to 32768 this is plain hex.
-    pub fn to_hex(self) -> String {
-        (0..16)
-            .map(|i| {
-                char::from_digit(self.exponent(i / 4, i % 4) as u32, 18).expect("exponent <= 17")
-            })
-            .collect()
-    }
-
-    /// Parses the text form of [`Board::to_hex`] (any case).
-    ///
-    /// # Errors
-    /// [`BoardError::BadLength`] unless 16 characters; [`BoardError::BadDigit`] for a character
-    /// outside 0-9, a-h.
-    pub fn from_hex(s: &str) -> Result<Board, BoardError> {
-        let s = s.trim();
-        let n = s.chars().count();
-        if n != 16 {
-            return Err(BoardError::BadLength(n));
-        }
-        let mut b = Board::EMPTY;
-        for (i, ch) in s.chars().enumerate() {
-            let e = ch.to_digit(18).ok_or(BoardError::BadDigit(ch))? as u8;
-            b = b.with_exponent(i / 4, i % 4, e);
-        }
-        Ok(b)
-    }
-}
-
-impl fmt::Display for Board {
-    /// Four lines of four right-aligned values, `.` for an empty cell.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (r, row) in self.to_values().iter().enumerate() {
-            if r > 0 {
-                writeln!(f)?;
-            }
-            for (c, &v) in row.iter().enumerate() {
-                if c > 0 {
-                    f.write_str(" ")?;
-                }
-                if v == 0 {
-                    write!(f, "{:>6}", ".")?;
-                } else {
-                    write!(f, "{v:>6}")?;
-                }
-            }
-        }
-        Ok(())
+        self.with_new_tile(index, exp)
     }
 }
 
@@ -604,42 +425,67 @@ impl FromStr for SpawnRule {
     }
 }
 
-/// A seeded game on the engine: the board, the score and the number of moves played.
+/// A seeded game on the engine: the board, the score, the moves played, and an optional goal.
 ///
 /// Randomness (the spawns) comes from a ChaCha8 generator seeded by `seed`, so the same seed and
-/// the same moves replay the same game exactly.
+/// the same moves replay the same game exactly, on every board type: a 4×4 game gives the same
+/// spawns as a [`Board`], a [`GridBoard`] or an [`AnyBoard`].
 #[derive(Clone, Debug)]
-pub struct Game {
-    board: Board,
+pub struct Game<P: Position = Board> {
+    board: P,
     score: u64,
     moves: u32,
     rng: ChaCha8Rng,
     rule: SpawnRule,
+    goal: Option<u8>,
 }
 
-impl Game {
-    /// A new game: a start position (two spawns) drawn from `seed`, under the classic spawn rule.
-    pub fn new(seed: u64) -> Game {
+impl Game<Board> {
+    /// A new 4×4 game: a start position (two spawns) drawn from `seed`, under the classic rule.
+    pub fn new(seed: u64) -> Game<Board> {
         Game::with_rule(seed, SpawnRule::Classic)
     }
 
-    /// A new game whose spawns (the two at the start, then one after each move) follow `rule`.
-    pub fn with_rule(seed: u64, rule: SpawnRule) -> Game {
+    /// A new 4×4 game whose spawns (two at the start, then one after each move) follow `rule`.
+    pub fn with_rule(seed: u64, rule: SpawnRule) -> Game<Board> {
+        Game::from_empty(Board::EMPTY, seed, rule)
+    }
+}
+
+impl Game<AnyBoard> {
+    /// A new game on a board of `shape` (a [`Board`] inside when 4×4).
+    pub fn with_shape(shape: Shape, seed: u64, rule: SpawnRule) -> Game<AnyBoard> {
+        Game::from_empty(AnyBoard::empty(shape), seed, rule)
+    }
+}
+
+impl<P: Position> Game<P> {
+    /// A new game from the board `empty` (normally empty): two spawns drawn from `seed`.
+    pub fn from_empty(empty: P, seed: u64, rule: SpawnRule) -> Game<P> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let board = Board::EMPTY
-            .spawn_by(&mut rng, rule)
-            .spawn_by(&mut rng, rule);
+        let board = empty.spawn_by(&mut rng, rule).spawn_by(&mut rng, rule);
         Game {
             board,
             score: 0,
             moves: 0,
             rng,
             rule,
+            goal: None,
         }
     }
 
+    /// The same game with a goal tile of value `tile` (a power of two, e.g. 2048, or 1024 for the
+    /// 1024 game): once a tile of at least that value is made, [`Game::is_won`] is true.
+    ///
+    /// # Errors
+    /// [`BoardError::BadGoal`] when `tile` is not a power of two from 4 to the shape's largest.
+    pub fn with_goal(mut self, tile: u64) -> Result<Game<P>, BoardError> {
+        self.goal = Some(goal_exponent(self.board.shape(), tile)?);
+        Ok(self)
+    }
+
     /// The current board.
-    pub fn board(&self) -> Board {
+    pub fn board(&self) -> P {
         self.board
     }
 
@@ -653,190 +499,49 @@ impl Game {
         self.moves
     }
 
+    /// The spawn rule of the game.
+    pub fn rule(&self) -> SpawnRule {
+        self.rule
+    }
+
+    /// The goal tile's exponent, if the game has one.
+    pub fn goal(&self) -> Option<u8> {
+        self.goal
+    }
+
     /// True when no move is legal.
     pub fn is_over(&self) -> bool {
         self.board.is_game_over()
     }
 
+    /// True when the game has a goal and a tile of at least that value is on the board.
+    pub fn is_won(&self) -> bool {
+        self.goal.is_some_and(|g| self.board.max_exponent() >= g)
+    }
+
     /// Plays `m`, then spawns a tile; returns the move's merge score, or `None` (and changes
     /// nothing) when `m` is illegal.
-    pub fn play(&mut self, m: Move) -> Option<u32> {
+    pub fn play(&mut self, m: Move) -> Option<u64> {
         let (after, gained) = self.board.apply(m)?;
         self.board = after.spawn_by(&mut self.rng, self.rule);
-        self.score += gained as u64;
+        self.score += gained;
         self.moves += 1;
         Some(gained)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn b(grid: [[u32; 4]; 4]) -> Board {
-        Board::from_values(grid).unwrap()
-    }
-
-    fn transpose_slow(x: u64) -> u64 {
-        let mut out = 0;
-        for r in 0..4 {
-            for c in 0..4 {
-                let nib = (x >> (4 * (4 * r + c))) & 0xf;
-                out |= nib << (4 * (4 * c + r));
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn transpose_matches_slow() {
-        let mut x = 0x0123_4567_89ab_cdefu64;
-        for _ in 0..1000 {
-            assert_eq!(transpose(x), transpose_slow(x));
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-        }
-    }
-
-    #[test]
-    fn merge_rules_left() {
-        let cases = [
-            ([2, 2, 4, 4], [4, 8, 0, 0], 12),
-            ([2, 2, 2, 2], [4, 4, 0, 0], 8),
-            ([4, 2, 2, 0], [4, 4, 0, 0], 4),
-            ([2, 0, 2, 4], [4, 4, 0, 0], 4),
-        ];
-        for (row, want, score) in cases {
-            let board = b([row, [0; 4], [0; 4], [0; 4]]);
-            let (after, s) = board.apply(Move::Left).unwrap();
-            assert_eq!(after.to_values()[0], want, "{row:?}");
-            assert_eq!(s, score, "{row:?}");
-        }
-    }
-
-    #[test]
-    fn every_direction() {
-        let board = b([[2, 0, 0, 2], [0, 4, 0, 0], [0, 4, 0, 0], [8, 0, 0, 16]]);
-        assert_eq!(
-            board.apply(Move::Left).unwrap(),
-            (
-                b([[4, 0, 0, 0], [4, 0, 0, 0], [4, 0, 0, 0], [8, 16, 0, 0]]),
-                4
-            )
-        );
-        assert_eq!(
-            board.apply(Move::Right).unwrap(),
-            (
-                b([[0, 0, 0, 4], [0, 0, 0, 4], [0, 0, 0, 4], [0, 0, 8, 16]]),
-                4
-            )
-        );
-        assert_eq!(
-            board.apply(Move::Up).unwrap(),
-            (b([[2, 8, 0, 2], [8, 0, 0, 16], [0; 4], [0; 4]]), 8)
-        );
-        assert_eq!(
-            board.apply(Move::Down).unwrap(),
-            (b([[0; 4], [0; 4], [2, 0, 0, 2], [8, 8, 0, 16]]), 8)
-        );
-    }
-
-    #[test]
-    fn big_tiles_exact() {
-        let board = b([[32768, 32768, 0, 0], [65536, 65536, 0, 0], [0; 4], [0; 4]]);
-        let (after, s) = board.apply(Move::Left).unwrap();
-        assert_eq!(after.to_values()[0], [65536, 0, 0, 0]);
-        assert_eq!(after.to_values()[1], [131072, 0, 0, 0]);
-        assert_eq!(s, 65536 + 131072);
-        let col = b([[65536, 0, 0, 0], [32768, 0, 0, 0], [32768, 0, 0, 0], [0; 4]]);
-        let (after, s) = col.apply(Move::Up).unwrap();
-        assert_eq!(
-            after.to_values(),
-            b([[65536, 0, 0, 0], [65536, 0, 0, 0], [0; 4], [0; 4]]).to_values()
-        );
-        assert_eq!(s, 65536);
-        let (after, s) = after.apply(Move::Down).unwrap();
-        assert_eq!(after.exponent(3, 0), 17);
-        assert_eq!(s, 131072);
-        // A 65536 next to a 32768 does not merge.
-        let mixed = b([[65536, 32768, 0, 0], [0; 4], [0; 4], [0; 4]]);
-        assert_eq!(mixed.apply(Move::Left), None);
-        assert_eq!(
-            mixed.apply(Move::Right).unwrap().0.to_values()[0],
-            [0, 0, 65536, 32768]
-        );
-    }
-
-    #[test]
-    fn two_32768_not_adjacent_in_line_use_fast_or_slow_the_same() {
-        // Two 32768 in a row but separated by another tile: no merge.
-        let board = b([[32768, 2, 32768, 0], [0; 4], [0; 4], [0; 4]]);
-        assert_eq!(board.apply(Move::Left), None);
-        let (after, s) = board.apply(Move::Right).unwrap();
-        assert_eq!(after.to_values()[0], [0, 32768, 2, 32768]);
-        assert_eq!(s, 0);
-    }
-
-    #[test]
-    fn illegal_and_game_over() {
-        let full = b([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]);
-        assert!(full.is_game_over());
-        assert_eq!(full.legal_moves().count(), 0);
-        let corner = b([[2, 0, 0, 0], [0; 4], [0; 4], [0; 4]]);
-        assert_eq!(corner.apply(Move::Left), None);
-        assert_eq!(corner.apply(Move::Up), None);
-        assert_eq!(
-            corner.legal_moves().collect::<Vec<_>>(),
-            vec![Move::Down, Move::Right]
-        );
-        let mergeable = b([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 8, 8]]);
-        assert!(!mergeable.is_game_over());
-        assert_eq!(
-            mergeable.legal_moves().collect::<Vec<_>>(),
-            vec![Move::Left, Move::Right]
-        );
-    }
-
-    #[test]
-    fn conversions() {
-        let grid = [
-            [0, 2, 4, 8],
-            [16, 32, 64, 128],
-            [256, 512, 1024, 2048],
-            [4096, 8192, 65536, 131072],
-        ];
-        let board = b(grid);
-        assert_eq!(board.to_values(), grid);
-        assert_eq!(board.to_hex(), "0123456789abcdgh");
-        assert_eq!(Board::from_hex("0123456789ABCDGH").unwrap(), board);
-        assert_eq!(board.max_value(), 131072);
-        assert_eq!(board.count_empty(), 1);
-        assert_eq!(board.empty_cells().collect::<Vec<_>>(), vec![(0, 0)]);
-        assert!(matches!(
-            Board::from_hex("123"),
-            Err(BoardError::BadLength(3))
-        ));
-        assert!(matches!(
-            Board::from_hex("000000000000000i"),
-            Err(BoardError::BadDigit('i'))
-        ));
-        assert!(matches!(
-            Board::from_values([[3, 0, 0, 0], [0; 4], [0; 4], [0; 4]]),
-            Err(BoardError::BadValue {
-                row: 0,
-                col: 0,
-                value: 3
-            })
-        ));
-        assert!(Board::from_values([[1, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).is_err());
-        assert!(Board::from_values([[262144, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).is_err());
-        assert!(Board::from_exponents([[18, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).is_err());
-        assert_eq!("Left".parse::<Move>().unwrap(), Move::Left);
-        assert!("north".parse::<Move>().is_err());
-        assert_eq!(Move::Down.to_string(), "down");
-        let shown = b([[2, 0, 0, 0], [0; 4], [0; 4], [0, 0, 0, 2048]]).to_string();
-        assert_eq!(shown.lines().next().unwrap(), "     2      .      .      .");
-        assert_eq!(shown.lines().nth(3).unwrap(), "     .      .      .   2048");
+/// The exponent of a goal tile of value `tile` on `shape`.
+///
+/// # Errors
+/// [`BoardError::BadGoal`] when `tile` is not a power of two from 4 to the shape's largest tile.
+pub fn goal_exponent(shape: Shape, tile: u64) -> Result<u8, BoardError> {
+    let max = shape.max_exponent();
+    if tile.is_power_of_two() && tile >= 4 && tile.trailing_zeros() as u8 <= max {
+        Ok(tile.trailing_zeros() as u8)
+    } else {
+        Err(BoardError::BadGoal {
+            tile,
+            max: 1u64 << max,
+        })
     }
 }

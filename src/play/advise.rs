@@ -7,8 +7,9 @@
 //! and waited out; with [`AdviseConfig::once`] it ends the loop instead.
 use super::{board_of, grid_rect, read_frame};
 use crate::capture::{self, CaptureError, FrameSource, SettleOptions};
+use crate::engine::AnyBoard;
 use crate::engine::Board;
-use crate::solver::{Decision, Solver};
+use crate::solver::{Budget, Decision, Solver};
 use crate::vision::Reader;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -28,6 +29,8 @@ pub struct AdviseConfig {
     pub stop: Arc<AtomicBool>,
     /// Pause between two looks at the game when nothing changed, ms.
     pub poll_ms: u64,
+    /// The solver's budget for each decision.
+    pub budget: Budget,
 }
 
 /// One piece of advice: a board as read, and the solver's decision on it.
@@ -122,7 +125,13 @@ pub fn advise(
         };
         if last != Some(board) {
             last = Some(board);
-            let decision = solver.decide(board);
+            let decision = match solver.decide(&AnyBoard::Four(board), &cfg.budget) {
+                Ok(d) => d,
+                Err(e) => return Ok(AdviseEnd::Unreadable(e.to_string())),
+            };
+            if decision.stopped {
+                return Ok(AdviseEnd::Stopped);
+            }
             on_advice(&Advice { board, decision });
             count += 1;
             if cfg.once || cfg.max_boards.is_some_and(|n| count >= n) {

@@ -13,9 +13,9 @@
 use super::live::LiveGame;
 use super::{mirror, GameUi};
 use crate::capture::{settle, settle::region_hash, SettleOptions};
-use crate::engine::Board;
+use crate::engine::{AnyBoard, Board};
 use crate::input::KeySink;
-use crate::solver::Solver;
+use crate::solver::{Budget, Solver};
 use crate::vision::labels::Label;
 use crate::vision::Reader;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +43,10 @@ fn label_of(board: Board) -> Label {
             .collect(),
     }
 }
+
+/// The search depth of the moves played while calibrating: 2 (quick, and good enough to keep the
+/// game going for a few hundred moves).
+pub const CALIBRATION_DEPTH: u32 = 2;
 
 /// Plays up to `max_moves` moves, stopping early once `until_tile` is on the board; see the
 /// module doc.
@@ -97,7 +101,10 @@ pub fn collect(
             ended = format!("the {until_tile} tile was reached");
             break;
         }
-        let Some(m) = solver.decide(board).best else {
+        let decision = solver
+            .decide(&AnyBoard::Four(board), &Budget::depth(CALIBRATION_DEPTH))
+            .map_err(|e| e.to_string())?;
+        let Some(m) = decision.best else {
             ended = "game over".into();
             break;
         };

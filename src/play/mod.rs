@@ -21,9 +21,11 @@
 //! The loop never presses a key on a board it does not understand: no key before the start board
 //! is read completely, and none after a desync.
 use crate::capture::{self, CaptureError, Frame, FrameSource, Rect, SettleOptions};
+use crate::engine::AnyBoard;
 use crate::engine::{Board, Move};
 use crate::input::{InputError, KeySink, RecordingSink};
-use crate::solver::{Decision, Solver};
+use crate::sim::stats;
+use crate::solver::{Budget, Decision, Solver};
 use crate::vision::{BoardStatus, Reader, Reading};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -189,6 +191,8 @@ pub struct PlayConfig {
     pub dump_dir: Option<PathBuf>,
     /// Set by Ctrl-C: stop before the next key.
     pub stop: Arc<AtomicBool>,
+    /// The solver's budget for each decision.
+    pub budget: Budget,
 }
 
 impl Default for PlayConfig {
@@ -207,6 +211,7 @@ impl Default for PlayConfig {
             record: None,
             dump_dir: None,
             stop: Arc::new(AtomicBool::new(false)),
+            budget: Budget::default(),
         }
     }
 }
@@ -289,14 +294,6 @@ fn board_of(g: &ReadGrid) -> Option<Board> {
         }
     }
     Board::from_values(v).ok()
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 fn grid_rows(g: &ReadGrid) -> Vec<Vec<Option<u32>>> {
@@ -527,9 +524,9 @@ fn finish(mut st: State<'_>, board: Board, stop: Stop) -> Summary {
         stop_reason: reason,
         message,
         elapsed_s: st.started.elapsed().as_secs_f64(),
-        frame_to_key_ms: median(&mut st.frame_to_key),
-        key_to_settled_ms: median(&mut st.key_to_settled),
-        solve_ms: median(&mut st.solve),
+        frame_to_key_ms: stats::median(&mut st.frame_to_key),
+        key_to_settled_ms: stats::median(&mut st.key_to_settled),
+        solve_ms: stats::median(&mut st.solve),
         final_board: board.to_values(),
         final_read_matches,
         wins_continued: st.wins,
@@ -853,7 +850,20 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                 format!("{} moves made (--max-moves)", st.moves),
             ));
         }
-        let d: Decision = solver.decide(board);
+        let d: Decision = match solver.decide(&AnyBoard::Four(board), &cfg.budget) {
+            Ok(d) => d,
+            Err(e) => {
+                st.log(&frame.image, line);
+                return Err(Stop::Now(StopReason::Error, e.to_string()));
+            }
+        };
+        if d.stopped {
+            st.log(&frame.image, line);
+            return Ok(Stop::Now(
+                StopReason::Interrupted,
+                "interrupted (Ctrl-C)".into(),
+            ));
+        }
         st.solve.push(d.elapsed_ms);
         line.chosen = d.best.map(|m| m.to_string());
         line.values = Some(d.values);
@@ -945,7 +955,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     // the dialog proves the key made the 2048: the move counts, and its new tile
                     // (under the dialog) is the one thing the mirror does not know
                     st.moves += 1;
-                    st.score += u64::from(gained);
+                    st.score += gained;
                     *board_out = after;
                     return Ok(Stop::Now(
                         StopReason::Won,
@@ -1008,7 +1018,7 @@ fn run_inner<T: FrameSource + KeySink + GameUi>(
                     board = next;
                     *board_out = board;
                     st.moves += 1;
-                    st.score += u64::from(gained);
+                    st.score += gained;
                     st.last_move = Some(s.frame.taken_at);
                     frame_hash = s.hash;
                     frame_early = s.early;

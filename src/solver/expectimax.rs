@@ -15,13 +15,105 @@
 //!
 //! Unlike the C++ original: moves are a [`Move`] enum and an illegal move is `None` (no `+1e-6`),
 //! one transposition table is allocated once per solver and reused across moves (no new map per
-//! root move), and tiles beyond 32768 are exact (the engine's slow path).
-use super::heuristic::{evaluate_with, ROW_VALUES};
-use super::{Decision, Solver, SolverOptions};
-use crate::engine::{Board, Move, SpawnRule};
+//! root move), tiles beyond 32768 are exact (the engine's slow path), and the search is generic
+//! over the board ([`Position`]: the 4×4 bitboard or any R×C grid) and the evaluation
+//! ([`Evaluator`]: the heuristic, or a learned one). On larger boards the probability cutoff
+//! prunes more (each spawn of an empty 9×9 board has probability below 0.9/80), so the depth that
+//! fits a time budget adapts by itself.
+use super::registry::{Build, OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
+use crate::engine::{AnyBoard, Position, Shape, SpawnRule};
 use rayon::prelude::*;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// The registry entry.
+pub const INFO: SolverInfo = SolverInfo {
+    name: "expectimax",
+    summary: "expectimax over spawns with a transposition table and a probability cutoff (default)",
+    source: "nneonneo/2048-ai (2048.cpp); articles 001 and 002 (depth-2/3 sketches)",
+    work: Some("depth in moves beyond the root move (0 = one ply), at most 12; default: max(3, distinct tiles - 2) within 20 ms"),
+    uses_evaluation: true,
+    options: &[
+        OptionInfo {
+            key: "cprob",
+            default: "0.0001",
+            help: "a chance node whose probability falls below this is evaluated statically",
+        },
+        OptionInfo {
+            key: "table-bits",
+            default: "21",
+            help: "log2 of the transposition table's slots (16 bytes each; 21 = 32 MiB), 10 to 28",
+        },
+    ],
+    build: build_expectimax,
+};
+
+/// Typed options of [`Expectimax`] (see [`INFO`] for their command-line keys).
+#[derive(Clone, Debug)]
+pub struct ExpectimaxOptions {
+    /// The spawn rule assumed at chance nodes.
+    pub spawn: SpawnRule,
+    /// Probability cutoff ([`CPROB_THRESHOLD`] by default).
+    pub cprob: f32,
+    /// log2 of the transposition table's slot count ([`TABLE_BITS`] by default).
+    pub table_bits: u32,
+    /// Search the root moves on rayon's threads in parallel.
+    pub root_parallel: bool,
+}
+
+impl Default for ExpectimaxOptions {
+    fn default() -> ExpectimaxOptions {
+        ExpectimaxOptions {
+            spawn: SpawnRule::Classic,
+            cprob: CPROB_THRESHOLD,
+            table_bits: TABLE_BITS,
+            root_parallel: true,
+        }
+    }
+}
+
+impl ExpectimaxOptions {
+    /// The options of `config`.
+    ///
+    /// # Errors
+    /// [`SolverError::BadOption`] for an unknown key or a value out of range.
+    pub fn from_config(config: &SolverConfig) -> Result<ExpectimaxOptions, SolverError> {
+        let v = OptionValues::new(&INFO, &config.options)?;
+        let cprob: f32 = v.get("cprob")?;
+        let table_bits: u32 = v.get("table-bits")?;
+        let bad = |message: String| SolverError::BadOption {
+            solver: INFO.name.into(),
+            message,
+        };
+        if !(0.0..1.0).contains(&cprob) {
+            return Err(bad(format!("cprob={cprob} must be in 0..1")));
+        }
+        if !(10..=28).contains(&table_bits) {
+            return Err(bad(format!("table-bits={table_bits} must be 10 to 28")));
+        }
+        Ok(ExpectimaxOptions {
+            spawn: config.spawn,
+            cprob,
+            table_bits,
+            root_parallel: config.parallel,
+        })
+    }
+}
+
+struct ExpectimaxBuild(Shape, ExpectimaxOptions);
+
+impl Build for ExpectimaxBuild {
+    fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver> {
+        Box::new(Expectimax::<P, E>::new(self.0, self.1, eval))
+    }
+}
+
+fn build_expectimax(config: &SolverConfig) -> Result<Box<dyn Solver>, SolverError> {
+    let opts = ExpectimaxOptions::from_config(config)?;
+    super::registry::dispatch(config, ExpectimaxBuild(config.shape, opts))
+}
 
 /// Cumulative spawn probability below which a chance node is evaluated statically (nneonneo's
 /// `CPROB_THRESH_BASE`).
@@ -40,11 +132,11 @@ pub const DEFAULT_GROWTH: f64 = 8.0;
 /// log2 of the number of transposition-table slots (16 bytes each: 2^21 slots = 32 MiB).
 pub const TABLE_BITS: u32 = 21;
 
-/// The number of distinct tile exponents on the board (empty cells not counted), 0..=16.
-pub fn distinct_tiles(board: Board) -> u32 {
-    let mut seen = 0u32;
-    for i in 0..16 {
-        let e = board.exponent(i / 4, i % 4);
+/// The number of distinct tile exponents on the board (empty cells not counted).
+pub fn distinct_tiles<P: Position>(board: P) -> u32 {
+    let mut seen = 0u64;
+    for i in 0..board.shape().cells() {
+        let e = board.exponent_at(i);
         if e != 0 {
             seen |= 1 << e;
         }
@@ -53,7 +145,7 @@ pub fn distinct_tiles(board: Board) -> u32 {
 }
 
 /// nneonneo's depth for `board`: `max(3, distinct_tiles − 2)` moves beyond the root move.
-pub fn adaptive_depth(board: Board) -> u32 {
+pub fn adaptive_depth<P: Position>(board: P) -> u32 {
     distinct_tiles(board)
         .saturating_sub(DISTINCT_TILES_OFFSET)
         .max(MIN_ADAPTIVE_DEPTH)
@@ -106,52 +198,64 @@ impl TransTable {
 }
 
 /// One thread's walk of the tree to a fixed depth limit.
-struct Searcher<'a> {
+struct Searcher<'a, P, E> {
     table: &'a TransTable,
-    heur: &'a [f32],
+    eval: &'a E,
     limit: u32,
     nodes: u64,
     deadline: Option<Instant>,
+    /// Set when this depth must be abandoned (deadline passed, or the caller's stop flag).
     stop: &'a AtomicBool,
+    /// The caller's stop flag (Ctrl-C), polled with the deadline.
+    external: Option<&'a AtomicBool>,
     /// Probability that a spawned tile is a 4 (0.1, or 0.0 for [`SpawnRule::TwosOnly`]).
     four: f32,
+    /// Probability cutoff.
+    cprob_min: f32,
+    _board: PhantomData<fn() -> P>,
 }
 
-impl Searcher<'_> {
-    /// Max node: the best legal move's chance node; 0 when no move is legal (or when stopped).
-    fn max_node(&mut self, board: Board, cprob: f32, depth: u32) -> f32 {
-        self.nodes += 1;
+impl<P: Position, E: Evaluator<P>> Searcher<'_, P, E> {
+    /// Every 1024 nodes: stop when the deadline passed or the caller asked.
+    #[inline(always)]
+    fn poll(&mut self) {
         if self.nodes & 0x3ff == 0 {
-            if let Some(deadline) = self.deadline {
-                if Instant::now() >= deadline {
-                    self.stop.store(true, Ordering::Relaxed);
-                }
+            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            let asked = self.external.is_some_and(|s| s.load(Ordering::Relaxed));
+            if late || asked {
+                self.stop.store(true, Ordering::Relaxed);
             }
         }
+    }
+
+    /// Max node: the best legal move's chance node, at least 0; 0 when no move is legal (or
+    /// when stopped). As in nneonneo's `score_move_node`, values start from 0 (a dead board), so
+    /// a live board the evaluation scores below 0 counts as 0.
+    fn max_node(&mut self, board: P, cprob: f32, depth: u32) -> f32 {
+        self.nodes += 1;
+        self.poll();
         if self.stop.load(Ordering::Relaxed) {
             return 0.0;
         }
         let mut best = 0.0f32;
-        for m in Move::ALL {
-            if let Some(after) = board.shifted(m) {
-                best = best.max(self.chance_node(after, cprob, depth + 1));
-            }
+        for after in board.afterstates().into_iter().flatten() {
+            best = best.max(self.chance_node(after, cprob, depth + 1));
         }
         best
     }
 
     /// Chance node at `depth` moves below the root move: a static evaluation at the horizon or
     /// below the probability cutoff, else the spawn-weighted average over the empty cells.
-    fn chance_node(&mut self, board: Board, cprob: f32, depth: u32) -> f32 {
+    fn chance_node(&mut self, board: P, cprob: f32, depth: u32) -> f32 {
         self.nodes += 1;
-        if cprob < CPROB_THRESHOLD || depth >= self.limit {
-            return evaluate_with(self.heur, board.raw());
+        if cprob < self.cprob_min || depth >= self.limit {
+            return self.eval.evaluate(board);
         }
         let remaining = self.limit - depth;
-        // Boards with a tile beyond 32768 share `raw()` with others: keep them out of the table.
-        let cacheable = !board.has_big_tile();
-        if cacheable {
-            if let Some(v) = self.table.get(board.raw(), remaining) {
+        // Boards with a tile beyond 32768 have no exact key: keep them out of the table.
+        let key = board.table_key();
+        if let Some(k) = key {
+            if let Some(v) = self.table.get(k, remaining) {
                 return v;
             }
         }
@@ -159,54 +263,61 @@ impl Searcher<'_> {
         let p = cprob / empty as f32;
         let mut total = 0.0f32;
         let (two, four) = (1.0 - self.four, self.four);
-        for i in board.empty_indices() {
+        for i in board.empties() {
             total += two * self.max_node(board.with_new_tile(i, 1), p * two, depth);
             if four > 0.0 {
                 total += four * self.max_node(board.with_new_tile(i, 2), p * four, depth);
             }
         }
         let value = total / empty as f32;
-        if cacheable && !self.stop.load(Ordering::Relaxed) {
-            self.table.put(board.raw(), remaining, value);
+        if let Some(k) = key {
+            if !self.stop.load(Ordering::Relaxed) {
+                self.table.put(k, remaining, value);
+            }
         }
         value
     }
 }
 
-/// The expectimax solver. See the module doc for the algorithm and its source.
-pub struct Expectimax {
-    depth: Option<u32>,
-    time_ms: Option<u64>,
-    root_parallel: bool,
+/// The expectimax solver over board type `P` and evaluation `E`. See the module doc for the
+/// algorithm and its source.
+pub struct Expectimax<P: Position, E> {
+    shape: Shape,
+    options: ExpectimaxOptions,
+    eval: E,
     table: TransTable,
-    spawn: SpawnRule,
+    _board: PhantomData<fn() -> P>,
 }
 
-impl Expectimax {
-    /// A solver with budget `opts`:
-    /// - `depth` only: exactly that depth (moves beyond the root move; 0 = one ply);
-    /// - `time_ms` (with or without `depth`): iterative deepening from depth 1 up to `depth`
-    ///   (default [`MAX_DEPTH`]) until `time_ms` per move is spent;
+impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
+    /// A solver for boards of `shape`, with `options`, scoring leaves with `eval`. Allocates the transposition table
+    /// once (2^`table_bits` slots of 16 bytes: 32 MiB by default).
+    ///
+    /// The budget of each decision ([`Budget`]):
+    /// - `work` only: exactly that depth (moves beyond the root move; 0 = one ply);
+    /// - `time` (with or without `work`): iterative deepening from depth 1 up to `work` (default
+    ///   [`MAX_DEPTH`]) until the time is spent;
     /// - neither: the adaptive depth ([`adaptive_depth`]) within [`DEFAULT_TIME_MS`].
     ///
-    /// Allocates the transposition table once (32 MiB). Root moves run in parallel by default.
     /// With a time budget, [`Decision::depth`] is the deepest depth completed and
     /// [`Decision::nodes`] counts the nodes of the completed depths (an overrun depth is dropped).
-    pub fn new(opts: &SolverOptions) -> Expectimax {
+    /// The stop flag abandons the depth under way; depth 0 (a static evaluation of each move)
+    /// always completes.
+    pub fn new(shape: Shape, options: ExpectimaxOptions, eval: E) -> Expectimax<P, E> {
         Expectimax {
-            depth: opts.depth,
-            time_ms: opts.time_ms,
-            root_parallel: true,
-            table: TransTable::new(TABLE_BITS),
-            spawn: opts.spawn,
+            shape,
+            table: TransTable::new(options.table_bits),
+            options,
+            eval,
+            _board: PhantomData,
         }
     }
 
     /// Whether root moves are searched on rayon's threads in parallel (default true). Turn it off
     /// when many games run at once, one per thread (`sim`): the threads are busy anyway and one
     /// thread per game keeps the decision deterministic and free of synchronisation.
-    pub fn with_root_parallel(mut self, on: bool) -> Expectimax {
-        self.root_parallel = on;
+    pub fn with_root_parallel(mut self, on: bool) -> Expectimax<P, E> {
+        self.options.root_parallel = on;
         self
     }
 
@@ -219,29 +330,33 @@ impl Expectimax {
         }
     }
 
-    /// Searches every legal root move to `limit`; `None` if the deadline stopped the search.
+    /// Searches every legal root move to `limit`; `None` if the deadline or the stop flag
+    /// stopped the search.
     fn search(
         &self,
-        roots: &[(usize, Board)],
+        roots: &[(usize, P)],
         limit: u32,
         deadline: Option<Instant>,
+        external: Option<&AtomicBool>,
     ) -> Option<([Option<f64>; 4], u64)> {
         let stop = AtomicBool::new(false);
-        let heur: &[f32] = &ROW_VALUES;
-        let run = |&(i, after): &(usize, Board)| {
+        let run = |&(i, after): &(usize, P)| {
             let mut s = Searcher {
                 table: &self.table,
-                heur,
+                eval: &self.eval,
                 limit,
                 nodes: 0,
                 deadline,
                 stop: &stop,
-                four: self.spawn.four_probability(),
+                external,
+                four: self.options.spawn.four_probability(),
+                cprob_min: self.options.cprob,
+                _board: PhantomData,
             };
             let v = s.chance_node(after, 1.0, 0);
             (i, v, s.nodes)
         };
-        let results: Vec<(usize, f32, u64)> = if self.root_parallel {
+        let results: Vec<(usize, f32, u64)> = if self.options.root_parallel {
             roots.par_iter().map(run).collect()
         } else {
             roots.iter().map(run).collect()
@@ -257,21 +372,16 @@ impl Expectimax {
         }
         Some((values, nodes))
     }
-}
 
-impl Solver for Expectimax {
-    fn name(&self) -> &str {
-        "expectimax"
-    }
-
-    fn decide(&mut self, board: Board) -> Decision {
+    /// The decision for `board` within `budget` (see [`Expectimax::new`]).
+    pub fn decide_on(&mut self, board: P, budget: &Budget) -> Decision {
         let start = Instant::now();
         // The legal root moves (index in Move::ALL, board after the move), without allocating.
-        let mut legal = [(0usize, Board::EMPTY); 4];
+        let mut legal = [(0usize, board); 4];
         let mut count = 0;
-        for m in Move::ALL {
-            if let Some(after) = board.shifted(m) {
-                legal[count] = (m.index(), after);
+        for (i, after) in board.afterstates().into_iter().enumerate() {
+            if let Some(after) = after {
+                legal[count] = (i, after);
                 count += 1;
             }
         }
@@ -280,28 +390,45 @@ impl Solver for Expectimax {
         if roots.is_empty() {
             return Decision::from_values([None; 4], 0, 0, ms(start));
         }
-        let (max_depth, budget) = match (self.depth, self.time_ms) {
-            (Some(d), None) => {
-                let (values, nodes) = self.search(roots, d, None).expect("no deadline, no stop");
-                return Decision::from_values(values, nodes, d, ms(start));
-            }
-            (d, Some(t)) => (d.unwrap_or(MAX_DEPTH), t),
-            (None, None) => (adaptive_depth(board), DEFAULT_TIME_MS),
+        let external = budget.stop.as_deref();
+        let work = budget.work.map(|w| w.min(u64::from(MAX_DEPTH)) as u32);
+        let (max_depth, time) = match (work, budget.time) {
+            (Some(d), None) => (d, None),
+            (d, Some(t)) => (d.unwrap_or(MAX_DEPTH), Some(t)),
+            (None, None) => (
+                adaptive_depth(board),
+                Some(Duration::from_millis(DEFAULT_TIME_MS)),
+            ),
         };
-        let deadline = start + Duration::from_millis(budget);
         // Depth 0 (a static evaluation of each move) always completes: the fallback.
-        let (mut values, mut nodes) = self.search(roots, 0, None).expect("no deadline");
+        let (mut values, mut nodes) = self.search(roots, 0, None, None).expect("no deadline");
         let mut depth = 0;
+        let mut stopped = false;
+        let Some(time) = time else {
+            if max_depth > 0 {
+                match self.search(roots, max_depth, None, external) {
+                    Some((v, n)) => (values, nodes, depth) = (v, nodes + n, max_depth),
+                    None => stopped = true,
+                }
+            }
+            let mut d = Decision::from_values(values, nodes, depth, ms(start));
+            d.stopped = stopped;
+            return d;
+        };
+        let deadline = start + time;
         let mut last_spent: Option<Duration> = None;
         for d in 1..=max_depth {
             let t0 = Instant::now();
-            match self.search(roots, d, Some(deadline)) {
+            match self.search(roots, d, Some(deadline), external) {
                 Some((v, n)) => {
                     values = v;
                     nodes += n;
                     depth = d;
                 }
-                None => break,
+                None => {
+                    stopped = budget.stopped();
+                    break;
+                }
             }
             // Skip the next depth when it would not finish in time: it costs about this one
             // times the growth seen between the last two depths (at least 2, at most 50).
@@ -317,16 +444,44 @@ impl Solver for Expectimax {
             }
             last_spent = Some(spent);
         }
-        Decision::from_values(values, nodes, depth, ms(start))
+        let mut decision = Decision::from_values(values, nodes, depth, ms(start));
+        decision.stopped = stopped;
+        decision
+    }
+}
+
+impl<P: Position, E: Evaluator<P> + 'static> Solver for Expectimax<P, E> {
+    fn name(&self) -> &str {
+        INFO.name
+    }
+
+    fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    fn decide(&mut self, board: &AnyBoard, budget: &Budget) -> Result<Decision, SolverError> {
+        let b = board_for::<P>(board, self.shape)?;
+        Ok(self.decide_on(b, budget))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Board, GridBoard, Move};
+    use crate::solver::heuristic::{evaluate, RowHeuristic};
+    use std::sync::Arc;
 
     fn board(grid: [[u32; 4]; 4]) -> Board {
         Board::from_values(grid).unwrap()
+    }
+
+    fn solver(spawn: SpawnRule) -> Expectimax<Board, RowHeuristic> {
+        let opts = ExpectimaxOptions {
+            spawn,
+            ..ExpectimaxOptions::default()
+        };
+        Expectimax::new(Shape::FOUR, opts, RowHeuristic::new())
     }
 
     #[test]
@@ -343,12 +498,7 @@ mod tests {
     #[test]
     fn dead_board_has_no_move() {
         let dead = board([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]);
-        let mut s = Expectimax::new(&SolverOptions {
-            depth: Some(2),
-            time_ms: None,
-            ..SolverOptions::default()
-        });
-        let d = s.decide(dead);
+        let d = solver(SpawnRule::Classic).decide_on(dead, &Budget::depth(2));
         assert_eq!(d.best, None);
         assert_eq!(d.values, [None; 4]);
     }
@@ -363,12 +513,7 @@ mod tests {
             [8, 16, 32, 64],
             [16, 32, 64, 0],
         ]);
-        let mut s = Expectimax::new(&SolverOptions {
-            depth: Some(2),
-            time_ms: None,
-            ..SolverOptions::default()
-        });
-        let d = s.decide(b);
+        let d = solver(SpawnRule::Classic).decide_on(b, &Budget::depth(2));
         let legal: Vec<Move> = b.legal_moves().collect();
         assert_eq!(legal, vec![Move::Down, Move::Right]);
         assert!(legal.contains(&d.best.unwrap()));
@@ -379,13 +524,10 @@ mod tests {
     #[test]
     fn serial_and_parallel_agree_at_fixed_depth() {
         let b = board([[2, 4, 8, 16], [0, 2, 4, 8], [0, 0, 2, 4], [0, 0, 0, 2]]);
-        let opts = SolverOptions {
-            depth: Some(2),
-            time_ms: None,
-            ..SolverOptions::default()
-        };
-        let serial = Expectimax::new(&opts).with_root_parallel(false).decide(b);
-        let parallel = Expectimax::new(&opts).decide(b);
+        let serial = solver(SpawnRule::Classic)
+            .with_root_parallel(false)
+            .decide_on(b, &Budget::depth(2));
+        let parallel = solver(SpawnRule::Classic).decide_on(b, &Budget::depth(2));
         assert_eq!(serial.best, parallel.best);
         for i in 0..4 {
             match (serial.values[i], parallel.values[i]) {
@@ -395,30 +537,43 @@ mod tests {
         }
     }
 
-    #[test]
-    fn time_budget_is_respected_roughly() {
-        let b = board([
+    /// A board whose full adaptive search takes far longer than a few milliseconds.
+    fn late_board() -> Board {
+        board([
             [2, 4, 8, 16],
             [32, 64, 128, 256],
             [512, 1024, 2048, 0],
             [0, 0, 2, 0],
-        ]);
-        let mut s = Expectimax::new(&SolverOptions {
-            depth: None,
-            time_ms: Some(20),
-            ..SolverOptions::default()
-        });
-        let d = s.decide(b);
-        assert!(d.best.is_some());
-        assert!(d.depth >= 1);
+        ])
     }
+
+    #[test]
+    fn a_spent_time_budget_stops_after_depth_one() {
+        // With no time left the deepening loop may finish depth 1 (it polls the clock every
+        // 1,024 nodes) and must not start another; ignoring the budget would search to depth 12.
+        let d = solver(SpawnRule::Classic).decide_on(late_board(), &Budget::millis(0));
+        assert!(d.best.is_some());
+        assert!(d.depth <= 1, "searched to depth {}", d.depth);
+        assert!(!d.stopped);
+    }
+
+    #[test]
+    fn the_stop_flag_abandons_a_deep_search() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let budget = Budget::depth(8).with_stop(flag);
+        let d = solver(SpawnRule::Classic).decide_on(late_board(), &budget);
+        assert!(d.stopped);
+        assert_eq!(d.depth, 0, "only the static fallback completes");
+        assert!(d.best.is_some());
+    }
+
     /// The value of `board` as a max node one level above the horizon: the best legal move's
     /// static evaluation (0 when no move is legal), worked out outside the searcher.
     fn max_of_evaluations(board: Board) -> f64 {
         Move::ALL
             .iter()
             .filter_map(|&m| board.shifted(m))
-            .map(|b| crate::solver::heuristic::evaluate(b) as f64)
+            .map(|b| evaluate(b) as f64)
             .fold(0.0, f64::max)
     }
 
@@ -440,12 +595,7 @@ mod tests {
         let (two, four) = (max_of_evaluations(with(1)), max_of_evaluations(with(2)));
         assert!((two - four).abs() > 1.0, "the 4 must matter for this test");
         let value = |spawn: SpawnRule| {
-            let mut s = Expectimax::new(&SolverOptions {
-                depth: Some(1),
-                spawn,
-                ..SolverOptions::default()
-            });
-            s.decide(b).values[Move::Left.index()].unwrap()
+            solver(spawn).decide_on(b, &Budget::depth(1)).values[Move::Left.index()].unwrap()
         };
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
         let classic = value(SpawnRule::Classic);
@@ -455,5 +605,44 @@ mod tests {
         );
         let twos = value(SpawnRule::TwosOnly);
         assert!(close(twos, two), "{twos} vs {two}");
+    }
+
+    #[test]
+    fn a_grid_board_and_its_bitboard_get_the_same_values() {
+        let b = board([[2, 4, 8, 16], [0, 2, 4, 8], [0, 0, 2, 4], [0, 0, 0, 2]]);
+        let g = AnyBoard::Four(b).to_grid();
+        let opts = ExpectimaxOptions {
+            root_parallel: false,
+            ..ExpectimaxOptions::default()
+        };
+        let mut grid = Expectimax::<GridBoard, _>::new(Shape::FOUR, opts, RowHeuristic::new());
+        let on_grid = grid.decide_on(g, &Budget::depth(2));
+        let on_bits = solver(SpawnRule::Classic)
+            .with_root_parallel(false)
+            .decide_on(b, &Budget::depth(2));
+        assert_eq!(on_grid.best, on_bits.best);
+        for i in 0..4 {
+            match (on_grid.values[i], on_bits.values[i]) {
+                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-4 * a.abs(), "{a} vs {b}"),
+                (a, b) => assert_eq!(a, b),
+            }
+        }
+    }
+
+    #[test]
+    fn on_5x5_it_merges_into_the_corner_rather_than_burying_the_largest_tile() {
+        // 5x5: a 256 in the top-left corner with a 256 right of it. Left merges them into the
+        // corner (512 at (0,0)); Right and Down move the large tiles out of the corner.
+        let shape = Shape::new(5, 5).unwrap();
+        let mut v = vec![0u64; 25];
+        v[0] = 256;
+        v[1] = 256;
+        v[2] = 2;
+        v[5] = 4;
+        let g = GridBoard::from_values(shape, &v).unwrap();
+        let opts = ExpectimaxOptions::default();
+        let mut s = Expectimax::<GridBoard, _>::new(shape, opts, RowHeuristic::new());
+        let d = s.decide_on(g, &Budget::depth(1));
+        assert_eq!(d.best, Some(Move::Left));
     }
 }

@@ -1,13 +1,16 @@
-//! The static evaluation: a per-row heuristic table summed over rows and columns.
+//! The static evaluation [`RowHeuristic`]: a per-line heuristic summed over rows and columns.
 //!
 //! Source: nneonneo/2048-ai, `2048.cpp` (`init_tables`, `score_heur_board`), whose weights were
-//! tuned by CMA-ES: a constant per row (the "lost penalty", so that any live board beats a dead
+//! tuned by CMA-ES: a constant per line (the "lost penalty", so that any live board beats a dead
 //! one, which the search values at 0), plus empty cells and merge chances, minus a monotonicity
 //! penalty (power 4) and a sum penalty (power 3.5), all on log2 exponents.
 //!
-//! Exponents 16 and 17 (65536, 131072) are seen as 15: the evaluation reads [`Board::raw`], whose
-//! nibbles cap at 15, so it stays finite and ordered (a big tile still counts as the largest rank).
-use crate::engine::{transpose, Board};
+//! On 4×4 a line's value comes from a 65,536-entry table ([`ROW_VALUES`]); on other shapes each
+//! line is computed by [`line_value`] (the same function, so a 4×4 [`GridBoard`] scores as its
+//! [`Board`]). Exponents above 15 (65536 and up) are seen as 15, as in the bitboard's nibbles
+//! ([`Board::raw`]), so the value stays finite and ordered.
+use super::Evaluator;
+use crate::engine::{transpose, Board, GridBoard, Position};
 use std::sync::LazyLock;
 
 /// Constant added per row (and per column): 200,000. A dead board is worth 0 in the search.
@@ -25,18 +28,20 @@ pub const MERGES_WEIGHT: f32 = 700.0;
 /// Weight of each empty cell: 270.
 pub const EMPTY_WEIGHT: f32 = 270.0;
 
-/// The heuristic value of one row (four exponents, `line[0]` at one end), slow and obvious.
+/// The heuristic value of one line of exponents (any length; `line[0]` at one end), slow and
+/// obvious; exponents above 15 count as 15.
 ///
 /// `LOST_PENALTY + EMPTY_WEIGHT·empty + MERGES_WEIGHT·merges − MONOTONICITY_WEIGHT·min(inc, dec)
 ///  − SUM_WEIGHT·Σ e^SUM_POWER`, where a run of k ≥ 2 equal tiles (ignoring empty cells between
-/// them) counts k merges, and `inc`/`dec` sum the rises/falls of e^MONOTONICITY_POWER along the row.
-pub fn row_value(line: [u8; 4]) -> f32 {
+/// them) counts k merges, and `inc`/`dec` sum the rises/falls of e^MONOTONICITY_POWER along it.
+pub fn line_value(line: &[u8]) -> f32 {
     let mut sum = 0.0f32;
     let mut empty = 0u32;
     let mut merges = 0u32;
     let mut prev = 0u8;
     let mut run = 0u32;
-    for &e in &line {
+    for &e in line {
+        let e = e.min(15);
         sum += (e as f32).powf(SUM_POWER);
         if e == 0 {
             empty += 1;
@@ -57,10 +62,11 @@ pub fn row_value(line: [u8; 4]) -> f32 {
     }
     let mut falling = 0.0f32;
     let mut rising = 0.0f32;
-    for i in 1..4 {
-        let a = (line[i - 1] as f32).powf(MONOTONICITY_POWER);
-        let b = (line[i] as f32).powf(MONOTONICITY_POWER);
-        if line[i - 1] > line[i] {
+    for pair in line.windows(2) {
+        let (x, y) = (pair[0].min(15), pair[1].min(15));
+        let a = (x as f32).powf(MONOTONICITY_POWER);
+        let b = (y as f32).powf(MONOTONICITY_POWER);
+        if x > y {
             falling += a - b;
         } else {
             rising += b - a;
@@ -71,6 +77,11 @@ pub fn row_value(line: [u8; 4]) -> f32 {
         - SUM_WEIGHT * sum
 }
 
+/// [`line_value`] of a row of four exponents.
+pub fn row_value(line: [u8; 4]) -> f32 {
+    line_value(&line)
+}
+
 /// [`row_value`] for all 65,536 rows (index = 16-bit row, lowest nibble = `line[0]`).
 pub static ROW_VALUES: LazyLock<Box<[f32]>> = LazyLock::new(|| {
     (0..=u16::MAX)
@@ -78,11 +89,68 @@ pub static ROW_VALUES: LazyLock<Box<[f32]>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The heuristic value of a board: [`row_value`] summed over the four rows and the four columns.
-/// Higher is better; a live board is above `8 · LOST_PENALTY − (penalties)`, always > 0 in practice.
+/// The heuristic value of a 4×4 board: [`row_value`] summed over the four rows and the four
+/// columns. Higher is better; a live board is above `8 · LOST_PENALTY − (penalties)`, always > 0
+/// in practice.
 #[inline]
 pub fn evaluate(board: Board) -> f32 {
     evaluate_with(&ROW_VALUES, board.raw())
+}
+
+/// The heuristic value of a board of any shape: [`line_value`] summed over every row and column.
+pub fn evaluate_grid(board: &GridBoard) -> f32 {
+    let shape = board.shape();
+    let (rows, cols) = (shape.rows(), shape.cols());
+    let e = board.exponents();
+    let mut total = 0.0;
+    let mut col = [0u8; crate::engine::Shape::MAX_SIDE];
+    for r in 0..rows {
+        total += line_value(&e[r * cols..(r + 1) * cols]);
+    }
+    for c in 0..cols {
+        for r in 0..rows {
+            col[r] = e[r * cols + c];
+        }
+        total += line_value(&col[..rows]);
+    }
+    total
+}
+
+/// nneonneo/2048-ai's heuristic as an [`Evaluator`]: [`evaluate`] (a table) on the bitboard,
+/// [`evaluate_grid`] on other shapes. Values are in the heuristic's own units (about 1.6 M for a
+/// good 4×4 board), higher is better.
+///
+/// Holds the table itself (built on first use), so the search's leaves pay no lazy-init check.
+#[derive(Clone, Copy, Debug)]
+pub struct RowHeuristic {
+    table: &'static [f32],
+}
+
+impl RowHeuristic {
+    /// The heuristic (builds [`ROW_VALUES`] on first use, about 10 ms).
+    pub fn new() -> RowHeuristic {
+        RowHeuristic { table: &ROW_VALUES }
+    }
+}
+
+impl Default for RowHeuristic {
+    fn default() -> RowHeuristic {
+        RowHeuristic::new()
+    }
+}
+
+impl Evaluator<Board> for RowHeuristic {
+    #[inline(always)]
+    fn evaluate(&self, afterstate: Board) -> f32 {
+        evaluate_with(self.table, afterstate.raw())
+    }
+}
+
+impl Evaluator<GridBoard> for RowHeuristic {
+    #[inline]
+    fn evaluate(&self, afterstate: GridBoard) -> f32 {
+        evaluate_grid(&afterstate)
+    }
 }
 
 /// [`evaluate`] on a raw `u64` of nibbles with the table passed in (the search's hot path).

@@ -1,27 +1,92 @@
-//! Solvers: the [`Solver`] trait, its [`Decision`], and the implementations, found by name.
+//! Solvers: the [`Solver`] and [`Evaluator`] seams, the per-call [`Budget`], the [`Decision`],
+//! and the [`registry`] that finds solvers by name.
 //!
-//! A solver takes a [`Board`] and returns a [`Decision`]: the best move (or none when no move is
-//! legal) plus diagnostics. Solvers import only [`crate::engine`]; they never print.
+//! A solver takes a board of any shape ([`AnyBoard`]) and a budget, and returns a [`Decision`]:
+//! the best move (or none when no move is legal) plus diagnostics. Inside, every solver is
+//! generic over the board type ([`Position`]) and, where it scores boards, over an [`Evaluator`];
+//! the registry builds the monomorphised solver for the game's shape once, so the 4×4 bitboard
+//! path pays nothing for the others. Solvers import only [`crate::engine`]; they never print.
 //!
 //! - [`expectimax::Expectimax`] ("expectimax", the default): depth-limited expectimax after
 //!   nneonneo/2048-ai with a transposition table, a probability cutoff and a time budget.
-//! - [`greedy::Greedy`] ("greedy"): one ply, the heuristic of the board after each move.
+//! - [`greedy::Greedy`] ("greedy"): one ply, the evaluation of the board after each move.
 //!
 //! ```
-//! use bot2048::engine::Board;
-//! use bot2048::solver::{by_name, SolverOptions};
-//! let opts = SolverOptions { depth: Some(1), ..SolverOptions::default() };
-//! let mut solver = by_name("expectimax", &opts).unwrap();
+//! use bot2048::engine::{AnyBoard, Board, Shape};
+//! use bot2048::solver::{registry, Budget, SolverConfig};
+//! let mut solver = registry::build("expectimax", &SolverConfig::new(Shape::FOUR)).unwrap();
 //! let board = Board::from_values([[2, 2, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
-//! let d = solver.decide(board);
+//! let d = solver.decide(&AnyBoard::Four(board), &Budget::depth(1)).unwrap();
 //! assert!(d.best.is_some());
 //! ```
-use crate::engine::{Board, Move, SpawnRule};
+use crate::engine::{AnyBoard, Move, Position, Shape};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;
+pub mod registry;
+
+pub use registry::{Evaluation, SolverConfig};
+
+/// What a solver may spend on one decision, given per call (so `play` can change it move to
+/// move). Each field left `None` falls back to the solver's own default.
+///
+/// - `time`: wall-clock time for the decision; solvers that can stop early (iterative
+///   deepening, rollouts, iterations) stop within it, and their last complete unit of work counts.
+/// - `work`: the solver's own measure (see [`registry::SolverInfo::work`]): expectimax and bfs,
+///   the depth in moves beyond the root move; montecarlo, rollouts per move; aco, iterations.
+///   With both, the solver stops at whichever comes first.
+/// - `stop`: a flag (Ctrl-C) the search polls; when set, the decision returns at once with the
+///   work completed so far ([`Decision::stopped`]).
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    /// Wall-clock time for the decision.
+    pub time: Option<Duration>,
+    /// The solver's own measure of work (depth, rollouts, iterations).
+    pub work: Option<u64>,
+    /// Polled during the search; set means stop now.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Budget {
+    /// A budget of `ms` milliseconds of wall-clock time.
+    pub fn millis(ms: u64) -> Budget {
+        Budget {
+            time: Some(Duration::from_millis(ms)),
+            ..Budget::default()
+        }
+    }
+
+    /// A budget of exactly `depth` (expectimax: moves beyond the root move; 0 = one ply).
+    pub fn depth(depth: u32) -> Budget {
+        Budget {
+            work: Some(u64::from(depth)),
+            ..Budget::default()
+        }
+    }
+
+    /// The same budget with a stop flag.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Budget {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// True when the stop flag is set.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// The deadline of a decision that starts at `start`, if the budget has a time.
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.time.map(|t| start + t)
+    }
+}
 
 /// What a solver decided for one board, with diagnostics.
 #[derive(Clone, Debug, Serialize)]
@@ -29,14 +94,19 @@ pub struct Decision {
     /// The move to play; `None` when no move is legal (game over).
     pub best: Option<Move>,
     /// Each move's value, indexed by [`Move::index`]; `None` for an illegal move. Units are the
-    /// solver's own (expectimax: the expected heuristic value at the search horizon).
+    /// solver's own (expectimax: the expected evaluation at the search horizon; montecarlo: the
+    /// mean rollout outcome).
     pub values: [Option<f64>; 4],
-    /// Nodes searched (boards visited: max nodes, chance nodes and leaves evaluated).
+    /// Work done: nodes searched (expectimax: max nodes, chance nodes and leaves; rollouts count
+    /// their moves).
     pub nodes: u64,
-    /// The depth searched: moves looked at beyond the root move (0 = one ply).
+    /// The depth searched: moves looked at beyond the root move (0 = one ply); for rollout
+    /// solvers, the rollouts or iterations completed.
     pub depth: u32,
     /// Wall-clock time of the decision, in milliseconds.
     pub elapsed_ms: f64,
+    /// True when the budget's stop flag cut the decision short.
+    pub stopped: bool,
 }
 
 impl Decision {
@@ -57,71 +127,109 @@ impl Decision {
             nodes,
             depth,
             elapsed_ms,
+            stopped: false,
         }
     }
 }
 
-/// A 2048 player: a board in, a decision out. `Send` so games can run on worker threads.
+/// A 2048 player: a board and a budget in, a decision out. `Send` so games can run on worker
+/// threads. Made by [`registry::build`] for one board shape.
 pub trait Solver: Send {
-    /// The solver's name, as [`by_name`] knows it.
+    /// The solver's name, as the [`registry`] knows it.
     fn name(&self) -> &str;
-    /// Decides the move for `board`. Never panics on a legal board; a dead board gives
-    /// `best: None` and all values `None`.
-    fn decide(&mut self, board: Board) -> Decision;
+
+    /// The board shape this solver was built for.
+    fn shape(&self) -> Shape;
+
+    /// Decides the move for `board` within `budget`. A dead board gives `best: None` and all
+    /// values `None`.
+    ///
+    /// # Errors
+    /// [`SolverError::WrongShape`] when `board` is not of [`Solver::shape`].
+    fn decide(&mut self, board: &AnyBoard, budget: &Budget) -> Result<Decision, SolverError>;
 }
 
-/// Budget of a solver. `Default` = each solver's own default budget.
-#[derive(Clone, Debug, Default)]
-pub struct SolverOptions {
-    /// Search depth in moves beyond the root move (expectimax); `None` = the solver's default.
-    pub depth: Option<u32>,
-    /// Time budget per move in milliseconds; `None` = the solver's default.
-    pub time_ms: Option<u64>,
-    /// The spawn rule the solver assumes at its chance nodes (the game's own rule plays best).
-    pub spawn: SpawnRule,
+/// A static evaluation of a board type: higher is better, in the evaluator's own units.
+///
+/// Solvers call it on afterstates (the board after a move, before its spawn) at their horizon.
+/// A dead board is worth 0 to the searches, so an evaluator's values for live boards should be
+/// above 0 where it can (the heuristic adds a constant per line for that).
+pub trait Evaluator<P: Position>: Send + Sync {
+    /// The value of `afterstate`.
+    fn evaluate(&self, afterstate: P) -> f32;
 }
 
-/// The names [`by_name`] knows.
-pub const SOLVER_NAMES: &[&str] = &["expectimax", "greedy"];
+impl<P: Position, E: Evaluator<P> + ?Sized> Evaluator<P> for Arc<E> {
+    #[inline(always)]
+    fn evaluate(&self, afterstate: P) -> f32 {
+        (**self).evaluate(afterstate)
+    }
+}
 
-/// Why a solver could not be made.
+/// Why a solver could not be made, or could not decide.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolverError {
     /// No solver has this name.
-    #[error("unknown solver {name:?}; known solvers: {}", known.join(", "))]
+    #[error("unknown solver {name:?} (solvers: {})", known.join(", "))]
     UnknownSolver {
         /// The name asked for.
         name: String,
-        /// The names that exist ([`SOLVER_NAMES`]).
+        /// The names that exist.
         known: Vec<String>,
+    },
+    /// No evaluation has this name.
+    #[error("unknown evaluation {name:?} (evaluations: {})", known.join(", "))]
+    UnknownEvaluation {
+        /// The name asked for.
+        name: String,
+        /// The names that exist.
+        known: Vec<String>,
+    },
+    /// An option the solver does not have, or a value it cannot take.
+    #[error("solver {solver}: {message}")]
+    BadOption {
+        /// The solver's name.
+        solver: String,
+        /// What is wrong, and what the solver takes.
+        message: String,
+    },
+    /// A budget or evaluation the solver cannot use on this board shape.
+    #[error("solver {solver} cannot play a {shape} board: {why}")]
+    Unsupported {
+        /// The solver's name.
+        solver: String,
+        /// The board shape.
+        shape: Shape,
+        /// Why.
+        why: String,
+    },
+    /// The board given is not of the shape the solver was built for.
+    #[error("the solver was built for {solver} boards and was given a {board} board")]
+    WrongShape {
+        /// The solver's shape.
+        solver: Shape,
+        /// The board's shape.
+        board: Shape,
     },
 }
 
-/// Makes the solver called `name` (one of [`SOLVER_NAMES`]) with budget `opts`.
-///
-/// # Errors
-/// [`SolverError::UnknownSolver`], listing the known names.
-pub fn by_name(name: &str, opts: &SolverOptions) -> Result<Box<dyn Solver>, SolverError> {
-    match name {
-        "expectimax" => Ok(Box::new(expectimax::Expectimax::new(opts))),
-        "greedy" => Ok(Box::new(greedy::Greedy::new())),
-        _ => Err(SolverError::UnknownSolver {
-            name: name.to_string(),
-            known: SOLVER_NAMES.iter().map(|s| s.to_string()).collect(),
-        }),
+/// The board of type `P` inside `board`, or [`SolverError::WrongShape`] when its shape is not
+/// `shape` (the solver's).
+pub fn board_for<P: Position>(board: &AnyBoard, shape: Shape) -> Result<P, SolverError> {
+    let wrong = || SolverError::WrongShape {
+        solver: shape,
+        board: board.shape(),
+    };
+    if board.shape() != shape {
+        return Err(wrong());
     }
+    P::from_any(board).ok_or_else(wrong)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unknown_name_lists_known() {
-        let err = by_name("minimax", &SolverOptions::default()).err().unwrap();
-        let text = err.to_string();
-        assert!(text.contains("minimax") && text.contains("expectimax") && text.contains("greedy"));
-    }
+    use crate::engine::Board;
 
     #[test]
     fn decision_picks_highest_legal() {
@@ -129,5 +237,19 @@ mod tests {
         assert_eq!(d.best, Some(Move::Left));
         let d = Decision::from_values([None; 4], 0, 0, 0.0);
         assert_eq!(d.best, None);
+    }
+
+    #[test]
+    fn a_board_of_another_shape_is_refused() {
+        let three = AnyBoard::empty(Shape::new(3, 3).unwrap());
+        let err = board_for::<Board>(&three, Shape::FOUR).unwrap_err();
+        assert_eq!(
+            err,
+            SolverError::WrongShape {
+                solver: Shape::FOUR,
+                board: Shape::new(3, 3).unwrap()
+            }
+        );
+        assert!(board_for::<Board>(&AnyBoard::Four(Board::EMPTY), Shape::FOUR).is_ok());
     }
 }

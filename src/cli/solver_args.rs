@@ -1,0 +1,135 @@
+//! The solver options shared by `play`, `advise` and `sim`: which solver, its evaluation, its
+//! options, and the budget of each decision. Every name and option comes from the registry
+//! ([`crate::solver::registry`]).
+use crate::engine::{Shape, SpawnRule};
+use crate::solver::registry::{self, Evaluation, OptionValues};
+use crate::solver::{Budget, Solver, SolverConfig};
+use anyhow::{bail, Context};
+use clap::Args;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The `--help` text of `--solver`: every solver with its options.
+fn solver_help() -> String {
+    format!(
+        "Solver to use (default {}). Solvers and their options:\n{}",
+        registry::DEFAULT_SOLVER,
+        registry::describe()
+    )
+}
+
+/// A `KEY=VALUE` pair of `--opt`.
+fn parse_opt(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
+}
+
+/// Which solver decides, and how much it may spend per move.
+#[derive(Debug, Args, Clone)]
+pub struct SolverArgs {
+    /// Solver to use.
+    #[arg(long, default_value = registry::DEFAULT_SOLVER, value_name = "NAME", long_help = solver_help())]
+    pub solver: String,
+    /// The solver's own measure of work per move: expectimax and bfs, the depth in moves beyond
+    /// the root move; montecarlo, rollouts per move; aco, iterations. Default: the solver's own.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<u32>,
+    /// Time budget per move, ms (with --depth, the search stops at whichever comes first).
+    #[arg(long, value_name = "MS")]
+    pub time_ms: Option<u64>,
+    /// A solver option, KEY=VALUE (repeatable); `--help` lists each solver's options.
+    #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_opt)]
+    pub options: Vec<(String, String)>,
+    /// The evaluation of solvers that score boards (heuristic).
+    #[arg(long, value_name = "NAME", default_value = "heuristic")]
+    pub eval: String,
+}
+
+impl SolverArgs {
+    /// Checks the solver's name, options and budget before any work is done.
+    ///
+    /// # Errors
+    /// An unknown solver or evaluation, an option the solver does not have, or a `--depth` the
+    /// solver has no use for.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let info = registry::find(&self.solver)?;
+        OptionValues::new(info, &self.options)?;
+        self.evaluation()?;
+        if let Some(d) = self.depth {
+            if info.work.is_none() {
+                bail!(
+                    "--depth {d}: solver {} has no depth or work measure (it ignores budgets)",
+                    info.name
+                );
+            }
+            if info.name == "expectimax" && d > crate::solver::expectimax::MAX_DEPTH {
+                bail!(
+                    "--depth {d} is too deep for expectimax: at most {} (a deeper search would not finish; use --time-ms for a time budget)",
+                    crate::solver::expectimax::MAX_DEPTH
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The evaluation named by `--eval`.
+    ///
+    /// # Errors
+    /// An unknown name.
+    pub fn evaluation(&self) -> anyhow::Result<Evaluation> {
+        Ok(self.eval.parse::<Evaluation>()?)
+    }
+
+    /// The solver's configuration for `shape`, assuming `spawn`.
+    ///
+    /// # Errors
+    /// As [`SolverArgs::evaluation`].
+    pub fn config(
+        &self,
+        shape: Shape,
+        spawn: SpawnRule,
+        seed: u64,
+        parallel: bool,
+    ) -> anyhow::Result<SolverConfig> {
+        Ok(SolverConfig {
+            shape,
+            spawn,
+            seed,
+            evaluation: self.evaluation()?,
+            options: self.options.clone(),
+            goal: None,
+            parallel,
+        })
+    }
+
+    /// The solver for `shape`, assuming `spawn` (parallel search on).
+    ///
+    /// # Errors
+    /// Anything [`SolverArgs::validate`] refuses.
+    pub fn build(&self, shape: Shape, spawn: SpawnRule) -> anyhow::Result<Box<dyn Solver>> {
+        let config = self.config(shape, spawn, 1, true)?;
+        registry::build(&self.solver, &config).with_context(|| format!("solver `{}`", self.solver))
+    }
+
+    /// The budget of each decision, polling `stop` (Ctrl-C).
+    pub fn budget(&self, stop: Option<Arc<AtomicBool>>) -> Budget {
+        Budget {
+            time: self.time_ms.map(Duration::from_millis),
+            work: self.depth.map(u64::from),
+            stop,
+        }
+    }
+
+    /// A short description of the budget, e.g. "depth 3", "20 ms a move", "default budget".
+    pub fn describe_budget(&self) -> String {
+        match (self.depth, self.time_ms) {
+            (Some(d), Some(t)) => format!("depth {d} within {t} ms a move"),
+            (Some(d), None) => format!("depth {d}"),
+            (None, Some(t)) => format!("{t} ms a move"),
+            (None, None) => "default budget".to_string(),
+        }
+    }
+}

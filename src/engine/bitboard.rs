@@ -1,0 +1,715 @@
+//! The 4×4 bitboard [`Board`]: a `u64` of nibbles moved through 65,536-entry row tables.
+//!
+//! The fast path of the engine: a move is four table lookups (and one transpose for up and down),
+//! legal = changed, and the merge score comes from a table too. Tiles of 65536 and 131072 do not
+//! fit a nibble and take an exact slow path through [`slide_row_slow`].
+//!
+//! Idea of the tables: nneonneo/2048-ai, `2048.cpp` (`init_tables`, `execute_move_*`).
+use super::tables::{
+    slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_LEFT, ROW_RIGHT,
+};
+use super::{AnyBoard, BoardError, Move, Position, Shape, SpawnRule};
+use rand::Rng;
+use std::fmt;
+
+/// A 4×4 2048 board, exact for tiles up to 131072 (log2 exponent 17). `Copy`, 16 bytes.
+///
+/// Representation: `cells` is a `u64` of sixteen 4-bit log2 exponents (0 = empty, `e` = a tile of
+/// value 2^e); the cell at (row `r`, column `c`), row 0 on top and column 0 on the left, is the
+/// nibble at bit shift `4 * (4 * r + c)`, so row `r` is the 16 bits at `16 * r`. A nibble caps at
+/// 15 (32768); the two larger tiles, 65536 and 131072, keep 15 in their nibble (so fast code such
+/// as the heuristic sees them as at least 32768) and are marked in `big`, two bits per cell at
+/// shift `2 * (4 * r + c)`: 1 = exponent 16, 2 = exponent 17, 0 = the nibble is exact.
+///
+/// Moves use 65,536-entry row tables ([`tables`]) and a transpose for up/down. A board with a
+/// tile beyond 32768, or a move that merges two 32768 tiles, takes an exact slow path instead
+/// (rare: ordinary boards never pay for it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Board {
+    cells: u64,
+    big: u32,
+}
+
+/// Nibble mask with a 1 in the low bit of each of the 16 cells.
+const LOW_BITS: u64 = 0x1111_1111_1111_1111;
+
+/// Swaps rows and columns of a `u64` of 4-bit cells (cell (r, c) goes to (c, r)).
+///
+/// Two steps of masked shifts: first the off-diagonal cells of each 2×2 block trade places
+/// (3 nibbles = 12 bits apart), then the off-diagonal 2×2 blocks do (6 nibbles = 24 bits apart).
+#[inline(always)]
+pub const fn transpose(x: u64) -> u64 {
+    let keep = x & 0xF0F0_0F0F_F0F0_0F0F;
+    let up = x & 0x0000_F0F0_0000_F0F0;
+    let down = x & 0x0F0F_0000_0F0F_0000;
+    let a = keep | (up << 12) | (down >> 12);
+    let keep = a & 0xFF00_FF00_00FF_00FF;
+    let up = a & 0x0000_0000_FF00_FF00;
+    let down = a & 0x00FF_00FF_0000_0000;
+    keep | (up << 24) | (down >> 24)
+}
+
+/// One bit (the low bit of the nibble) for each cell whose nibble is 0xF.
+#[inline(always)]
+const fn nibbles_full(x: u64) -> u64 {
+    x & (x >> 1) & (x >> 2) & (x >> 3) & LOW_BITS
+}
+
+/// One bit (the low bit of the nibble) for each empty cell.
+#[inline(always)]
+const fn nibbles_empty(x: u64) -> u64 {
+    let y = x | (x >> 2);
+    let y = y | (y >> 1);
+    !y & LOW_BITS
+}
+
+/// The four rows of `x` through a row table.
+#[inline(always)]
+fn rows_through(x: u64, table: &[u16; 65536]) -> u64 {
+    table[(x & 0xffff) as usize] as u64
+        | (table[((x >> 16) & 0xffff) as usize] as u64) << 16
+        | (table[((x >> 32) & 0xffff) as usize] as u64) << 32
+        | (table[(x >> 48) as usize] as u64) << 48
+}
+
+/// The four columns of the board whose transpose is `t` through a column table.
+#[inline(always)]
+fn cols_through(t: u64, table: &[u64; 65536]) -> u64 {
+    table[(t & 0xffff) as usize]
+        | table[((t >> 16) & 0xffff) as usize] << 4
+        | table[((t >> 32) & 0xffff) as usize] << 8
+        | table[(t >> 48) as usize] << 12
+}
+
+/// The merge score of the four lines (rows of `x`), in points.
+#[inline(always)]
+fn lines_score(x: u64) -> u64 {
+    4 * (LINE_SCORE[(x & 0xffff) as usize] as u64
+        + LINE_SCORE[((x >> 16) & 0xffff) as usize] as u64
+        + LINE_SCORE[((x >> 32) & 0xffff) as usize] as u64
+        + LINE_SCORE[(x >> 48) as usize] as u64)
+}
+
+impl Board {
+    /// The board with no tile.
+    pub const EMPTY: Board = Board { cells: 0, big: 0 };
+
+    /// Builds a board from tile values, `grid[row][col]`, row 0 on top: 0 = empty, else a power of
+    /// two from 2 to 131072.
+    ///
+    /// # Errors
+    /// [`BoardError::BadValue`] for any other value (1, 3, 262144, …).
+    pub fn from_values(grid: [[u32; 4]; 4]) -> Result<Board, BoardError> {
+        let mut exps = [[0u8; 4]; 4];
+        for (r, row) in grid.iter().enumerate() {
+            for (c, &value) in row.iter().enumerate() {
+                exps[r][c] = match value {
+                    0 => 0,
+                    v if v.is_power_of_two() && (2..=1 << MAX_EXPONENT).contains(&v) => {
+                        v.trailing_zeros() as u8
+                    }
+                    _ => {
+                        return Err(BoardError::BadValue {
+                            row: r,
+                            col: c,
+                            value: u64::from(value),
+                            max: 1 << MAX_EXPONENT,
+                        })
+                    }
+                };
+            }
+        }
+        Board::from_exponents(exps)
+    }
+
+    /// The tile values, `grid[row][col]`, 0 = empty.
+    pub fn to_values(self) -> [[u32; 4]; 4] {
+        self.to_exponents()
+            .map(|row| row.map(|e| if e == 0 { 0 } else { 1u32 << e }))
+    }
+
+    /// Builds a board from log2 exponents, `grid[row][col]`: 0 = empty, `e` = tile 2^e, e ≤ 17.
+    ///
+    /// # Errors
+    /// [`BoardError::BadExponent`] for an exponent above 17.
+    pub fn from_exponents(grid: [[u8; 4]; 4]) -> Result<Board, BoardError> {
+        let mut b = Board::EMPTY;
+        for (r, row) in grid.iter().enumerate() {
+            for (c, &exp) in row.iter().enumerate() {
+                if exp > MAX_EXPONENT {
+                    return Err(BoardError::BadExponent {
+                        row: r,
+                        col: c,
+                        exp,
+                        max: MAX_EXPONENT,
+                    });
+                }
+                b = b.with_exponent(r, c, exp);
+            }
+        }
+        Ok(b)
+    }
+
+    /// The log2 exponents, `grid[row][col]`, 0 = empty.
+    pub fn to_exponents(self) -> [[u8; 4]; 4] {
+        let mut g = [[0u8; 4]; 4];
+        for (r, row) in g.iter_mut().enumerate() {
+            for (c, cell) in row.iter_mut().enumerate() {
+                *cell = self.exponent(r, c);
+            }
+        }
+        g
+    }
+
+    /// The log2 exponent at (row, col), 0 = empty, up to 17.
+    ///
+    /// # Panics
+    /// If `row` or `col` is not in 0..4.
+    #[inline]
+    pub fn exponent(self, row: usize, col: usize) -> u8 {
+        assert!(
+            row < 4 && col < 4,
+            "cell ({row}, {col}) is outside the 4x4 board"
+        );
+        let i = 4 * row + col;
+        let nib = ((self.cells >> (4 * i)) & 0xf) as u8;
+        nib + ((self.big >> (2 * i)) & 3) as u8
+    }
+
+    /// A copy with the cell at (row, col) set to exponent `exp` (0 = empty); `exp` above 17 is
+    /// clamped to 17.
+    ///
+    /// # Panics
+    /// If `row` or `col` is not in 0..4.
+    pub fn with_exponent(self, row: usize, col: usize, exp: u8) -> Board {
+        assert!(
+            row < 4 && col < 4,
+            "cell ({row}, {col}) is outside the 4x4 board"
+        );
+        let exp = exp.min(MAX_EXPONENT);
+        let i = 4 * row + col;
+        let nib = exp.min(15) as u64;
+        let extra = (exp - exp.min(15)) as u32;
+        Board {
+            cells: (self.cells & !(0xf << (4 * i))) | (nib << (4 * i)),
+            big: (self.big & !(3 << (2 * i))) | (extra << (2 * i)),
+        }
+    }
+
+    /// The raw `u64` of 4-bit exponents (each capped at 15; see the type's doc).
+    #[inline]
+    pub fn raw(self) -> u64 {
+        self.cells
+    }
+
+    /// True when a tile of 65536 or 131072 is on the board (the slow path's case).
+    #[inline]
+    pub fn has_big_tile(self) -> bool {
+        self.big != 0
+    }
+
+    /// The board after move `m` and the merge score (the sum of the values of the tiles made), or
+    /// `None` when the move changes nothing (an illegal move). No tile is spawned.
+    #[inline]
+    pub fn apply(self, m: Move) -> Option<(Board, u64)> {
+        if self.needs_slow_path(m) {
+            return self.apply_slow(m);
+        }
+        let (cells, score) = match m {
+            Move::Left => (rows_through(self.cells, &ROW_LEFT), lines_score(self.cells)),
+            Move::Right => (
+                rows_through(self.cells, &ROW_RIGHT),
+                lines_score(self.cells),
+            ),
+            Move::Up => {
+                let t = transpose(self.cells);
+                (cols_through(t, &COL_UP), lines_score(t))
+            }
+            Move::Down => {
+                let t = transpose(self.cells);
+                (cols_through(t, &COL_DOWN), lines_score(t))
+            }
+        };
+        if cells == self.cells {
+            None
+        } else {
+            Some((Board { cells, big: 0 }, score))
+        }
+    }
+
+    /// The board after move `m` without the score, or `None` when the move changes nothing.
+    /// Same result as [`Board::apply`]; the search's hot path.
+    #[inline]
+    pub fn shifted(self, m: Move) -> Option<Board> {
+        if self.needs_slow_path(m) {
+            return self.apply_slow(m).map(|(b, _)| b);
+        }
+        let cells = match m {
+            Move::Left => rows_through(self.cells, &ROW_LEFT),
+            Move::Right => rows_through(self.cells, &ROW_RIGHT),
+            Move::Up => cols_through(transpose(self.cells), &COL_UP),
+            Move::Down => cols_through(transpose(self.cells), &COL_DOWN),
+        };
+        (cells != self.cells).then_some(Board { cells, big: 0 })
+    }
+
+    /// True when the tables cannot do move `m` exactly: a tile beyond 32768 is on the board, or a
+    /// line along `m` holds two 32768 tiles (a possible 65536 merge; conservative).
+    #[inline(always)]
+    fn needs_slow_path(self, m: Move) -> bool {
+        if self.big != 0 {
+            return true;
+        }
+        let full = nibbles_full(self.cells);
+        if full == 0 {
+            return false;
+        }
+        match m {
+            Move::Left | Move::Right => {
+                (0..4).any(|r| ((full >> (16 * r)) & 0x1111).count_ones() >= 2)
+            }
+            Move::Up | Move::Down => {
+                (0..4).any(|c| ((full >> (4 * c)) & 0x0001_0001_0001_0001).count_ones() >= 2)
+            }
+        }
+    }
+
+    /// Exact move on exponents through [`slide_row_slow`]; for tiles beyond 32768.
+    fn apply_slow(self, m: Move) -> Option<(Board, u64)> {
+        let g = self.to_exponents();
+        let mut out = [[0u8; 4]; 4];
+        let mut score = 0;
+        for k in 0..4 {
+            // The four cells of line k, listed from the side the tiles move toward.
+            let cells: [(usize, usize); 4] = match m {
+                Move::Left => [(k, 0), (k, 1), (k, 2), (k, 3)],
+                Move::Right => [(k, 3), (k, 2), (k, 1), (k, 0)],
+                Move::Up => [(0, k), (1, k), (2, k), (3, k)],
+                Move::Down => [(3, k), (2, k), (1, k), (0, k)],
+            };
+            let line = cells.map(|(r, c)| g[r][c]);
+            let (moved, s) = slide_row_slow(line);
+            score += u64::from(s);
+            for (j, &(r, c)) in cells.iter().enumerate() {
+                out[r][c] = moved[j];
+            }
+        }
+        let b = Board::from_exponents(out).expect("slide_row_slow keeps exponents <= 17");
+        (b != self).then_some((b, score))
+    }
+
+    /// The legal moves (those that change the board), in [`Move::ALL`] order.
+    pub fn legal_moves(self) -> impl Iterator<Item = Move> {
+        Move::ALL
+            .into_iter()
+            .filter(move |&m| self.shifted(m).is_some())
+    }
+
+    /// The four afterstates in [`Move::ALL`] order (`None` for an illegal move): the same boards
+    /// as [`Board::shifted`] for each move, with one transpose shared by up and down.
+    #[inline]
+    pub fn afterstates(self) -> [Option<Board>; 4] {
+        if self.big != 0 || nibbles_full(self.cells) != 0 {
+            return Move::ALL.map(|m| self.shifted(m));
+        }
+        let x = self.cells;
+        let t = transpose(x);
+        let changed = |cells: u64| (cells != x).then_some(Board { cells, big: 0 });
+        [
+            changed(cols_through(t, &COL_UP)),
+            changed(cols_through(t, &COL_DOWN)),
+            changed(rows_through(x, &ROW_LEFT)),
+            changed(rows_through(x, &ROW_RIGHT)),
+        ]
+    }
+
+    /// True when no move is legal.
+    pub fn is_game_over(self) -> bool {
+        self.afterstates().iter().all(Option::is_none)
+    }
+
+    /// The number of empty cells, 0..=16.
+    #[inline]
+    pub fn count_empty(self) -> u32 {
+        nibbles_empty(self.cells).count_ones()
+    }
+
+    /// The empty cells as (row, col), in reading order (row 0 first, then column).
+    pub fn empty_cells(self) -> impl Iterator<Item = (usize, usize)> {
+        self.empty_indices().map(|i| (i / 4, i % 4))
+    }
+
+    /// The empty cells as indices `4 * row + col`, ascending (allocation-free; the search's
+    /// chance nodes iterate these).
+    #[inline]
+    pub fn empty_indices(self) -> NibbleIndices {
+        NibbleIndices(nibbles_empty(self.cells))
+    }
+
+    /// A copy with a new tile of exponent `exp` (1 = a 2, 2 = a 4, up to 15) on the empty cell
+    /// `index = 4 * row + col`. The cell must be empty and `index < 16`, `exp <= 15`; this is
+    /// checked only in debug builds (the search's chance nodes call it on [`Board::empty_indices`]).
+    #[inline]
+    pub fn with_new_tile(self, index: usize, exp: u8) -> Board {
+        debug_assert!(index < 16 && exp <= 15 && self.exponent(index / 4, index % 4) == 0);
+        Board {
+            cells: self.cells | ((exp as u64) << (4 * index)),
+            big: self.big,
+        }
+    }
+
+    /// The largest exponent on the board (0 if empty).
+    pub fn max_exponent(self) -> u8 {
+        let nibbles = (0..16).map(|i| ((self.cells >> (4 * i)) & 0xf) as u8);
+        let top = nibbles.max().unwrap_or(0);
+        if self.big == 0 {
+            top
+        } else {
+            (0..16)
+                .map(|i| self.exponent(i / 4, i % 4))
+                .max()
+                .unwrap_or(0)
+        }
+    }
+
+    /// The largest tile value on the board (0 if empty).
+    pub fn max_value(self) -> u32 {
+        match self.max_exponent() {
+            0 => 0,
+            e => 1 << e,
+        }
+    }
+
+    /// The sum of all tile values.
+    pub fn tile_sum(self) -> u64 {
+        self.to_values().iter().flatten().map(|&v| v as u64).sum()
+    }
+
+    /// A copy with one new tile on a uniformly chosen empty cell: a 2 with probability 0.9, a 4
+    /// with probability 0.1 (the original game's rule, [`SpawnRule::Classic`]). A full board is
+    /// returned unchanged.
+    pub fn spawn<R: Rng + ?Sized>(self, rng: &mut R) -> Board {
+        self.spawn_by(rng, SpawnRule::Classic)
+    }
+
+    /// As [`Board::spawn`], under `rule`: with [`SpawnRule::TwosOnly`] the new tile is always a 2
+    /// (and no random number is drawn for its value).
+    pub fn spawn_by<R: Rng + ?Sized>(self, rng: &mut R, rule: SpawnRule) -> Board {
+        Position::spawn_by(self, rng, rule)
+    }
+
+    /// A start position: two spawns on the empty board.
+    pub fn start<R: Rng + ?Sized>(rng: &mut R) -> Board {
+        Board::EMPTY.spawn(rng).spawn(rng)
+    }
+
+    /// The 16-digit text form: one digit per cell in reading order (row 0 left to right, then row
+    /// 1, …), each the cell's log2 exponent in base 18: `0`-`9`, `a`-`f` = 10..15, `g` = 16 (65536),
+    /// `h` = 17 (131072). For boards up to 32768 this is plain hex.
+    pub fn to_hex(self) -> String {
+        (0..16)
+            .map(|i| {
+                char::from_digit(self.exponent(i / 4, i % 4) as u32, 18).expect("exponent <= 17")
+            })
+            .collect()
+    }
+
+    /// Parses the text form of [`Board::to_hex`] (any case).
+    ///
+    /// # Errors
+    /// [`BoardError::BadLength`] unless 16 characters; [`BoardError::BadDigit`] for a character
+    /// outside 0-9, a-h.
+    pub fn from_hex(s: &str) -> Result<Board, BoardError> {
+        let s = s.trim();
+        let n = s.chars().count();
+        if n != 16 {
+            return Err(BoardError::BadLength { want: 16, got: n });
+        }
+        let mut b = Board::EMPTY;
+        for (i, ch) in s.chars().enumerate() {
+            let e = ch.to_digit(18).ok_or(BoardError::BadDigit(ch))? as u8;
+            b = b.with_exponent(i / 4, i % 4, e);
+        }
+        Ok(b)
+    }
+}
+
+/// The empty cells of a nibble board as indices, from a mask with one bit per empty nibble.
+#[derive(Clone, Copy, Debug)]
+pub struct NibbleIndices(u64);
+
+impl Iterator for NibbleIndices {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = (self.0.trailing_zeros() / 4) as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl Position for Board {
+    #[inline(always)]
+    fn shape(&self) -> Shape {
+        Shape::FOUR
+    }
+
+    #[inline]
+    fn from_any(board: &AnyBoard) -> Option<Board> {
+        board.as_four()
+    }
+
+    #[inline]
+    fn exponent_at(&self, index: usize) -> u8 {
+        self.exponent(index / 4, index % 4)
+    }
+
+    #[inline(always)]
+    fn apply(self, m: Move) -> Option<(Board, u64)> {
+        Board::apply(self, m)
+    }
+
+    #[inline(always)]
+    fn shifted(self, m: Move) -> Option<Board> {
+        Board::shifted(self, m)
+    }
+
+    #[inline(always)]
+    fn afterstates(self) -> [Option<Board>; 4] {
+        Board::afterstates(self)
+    }
+
+    #[inline(always)]
+    fn count_empty(self) -> u32 {
+        Board::count_empty(self)
+    }
+
+    #[inline(always)]
+    fn empties(self) -> impl Iterator<Item = usize> {
+        self.empty_indices()
+    }
+
+    #[inline(always)]
+    fn with_new_tile(self, index: usize, exp: u8) -> Board {
+        Board::with_new_tile(self, index, exp)
+    }
+
+    #[inline]
+    fn max_exponent(self) -> u8 {
+        Board::max_exponent(self)
+    }
+
+    #[inline(always)]
+    fn table_key(self) -> Option<u64> {
+        (self.big == 0).then_some(self.cells)
+    }
+
+    #[inline]
+    fn is_game_over(self) -> bool {
+        Board::is_game_over(self)
+    }
+}
+
+impl fmt::Display for Board {
+    /// Four lines of four right-aligned values, `.` for an empty cell.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (r, row) in self.to_values().iter().enumerate() {
+            if r > 0 {
+                writeln!(f)?;
+            }
+            for (c, &v) in row.iter().enumerate() {
+                if c > 0 {
+                    f.write_str(" ")?;
+                }
+                if v == 0 {
+                    write!(f, "{:>6}", ".")?;
+                } else {
+                    write!(f, "{v:>6}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(grid: [[u32; 4]; 4]) -> Board {
+        Board::from_values(grid).unwrap()
+    }
+
+    fn transpose_slow(x: u64) -> u64 {
+        let mut out = 0;
+        for r in 0..4 {
+            for c in 0..4 {
+                let nib = (x >> (4 * (4 * r + c))) & 0xf;
+                out |= nib << (4 * (4 * c + r));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn transpose_matches_slow() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..1000 {
+            assert_eq!(transpose(x), transpose_slow(x));
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+    }
+
+    #[test]
+    fn merge_rules_left() {
+        let cases = [
+            ([2, 2, 4, 4], [4, 8, 0, 0], 12),
+            ([2, 2, 2, 2], [4, 4, 0, 0], 8),
+            ([4, 2, 2, 0], [4, 4, 0, 0], 4),
+            ([2, 0, 2, 4], [4, 4, 0, 0], 4),
+        ];
+        for (row, want, score) in cases {
+            let board = b([row, [0; 4], [0; 4], [0; 4]]);
+            let (after, s) = board.apply(Move::Left).unwrap();
+            assert_eq!(after.to_values()[0], want, "{row:?}");
+            assert_eq!(s, score, "{row:?}");
+        }
+    }
+
+    #[test]
+    fn every_direction() {
+        let board = b([[2, 0, 0, 2], [0, 4, 0, 0], [0, 4, 0, 0], [8, 0, 0, 16]]);
+        assert_eq!(
+            board.apply(Move::Left).unwrap(),
+            (
+                b([[4, 0, 0, 0], [4, 0, 0, 0], [4, 0, 0, 0], [8, 16, 0, 0]]),
+                4
+            )
+        );
+        assert_eq!(
+            board.apply(Move::Right).unwrap(),
+            (
+                b([[0, 0, 0, 4], [0, 0, 0, 4], [0, 0, 0, 4], [0, 0, 8, 16]]),
+                4
+            )
+        );
+        assert_eq!(
+            board.apply(Move::Up).unwrap(),
+            (b([[2, 8, 0, 2], [8, 0, 0, 16], [0; 4], [0; 4]]), 8)
+        );
+        assert_eq!(
+            board.apply(Move::Down).unwrap(),
+            (b([[0; 4], [0; 4], [2, 0, 0, 2], [8, 8, 0, 16]]), 8)
+        );
+    }
+
+    #[test]
+    fn big_tiles_exact() {
+        let board = b([[32768, 32768, 0, 0], [65536, 65536, 0, 0], [0; 4], [0; 4]]);
+        let (after, s) = board.apply(Move::Left).unwrap();
+        assert_eq!(after.to_values()[0], [65536, 0, 0, 0]);
+        assert_eq!(after.to_values()[1], [131072, 0, 0, 0]);
+        assert_eq!(s, 65536 + 131072);
+        let col = b([[65536, 0, 0, 0], [32768, 0, 0, 0], [32768, 0, 0, 0], [0; 4]]);
+        let (after, s) = col.apply(Move::Up).unwrap();
+        assert_eq!(
+            after.to_values(),
+            b([[65536, 0, 0, 0], [65536, 0, 0, 0], [0; 4], [0; 4]]).to_values()
+        );
+        assert_eq!(s, 65536);
+        let (after, s) = after.apply(Move::Down).unwrap();
+        assert_eq!(after.exponent(3, 0), 17);
+        assert_eq!(s, 131072);
+        // A 65536 next to a 32768 does not merge.
+        let mixed = b([[65536, 32768, 0, 0], [0; 4], [0; 4], [0; 4]]);
+        assert_eq!(mixed.apply(Move::Left), None);
+        assert_eq!(
+            mixed.apply(Move::Right).unwrap().0.to_values()[0],
+            [0, 0, 65536, 32768]
+        );
+    }
+
+    #[test]
+    fn two_32768_not_adjacent_in_line_use_fast_or_slow_the_same() {
+        // Two 32768 in a row but separated by another tile: no merge.
+        let board = b([[32768, 2, 32768, 0], [0; 4], [0; 4], [0; 4]]);
+        assert_eq!(board.apply(Move::Left), None);
+        let (after, s) = board.apply(Move::Right).unwrap();
+        assert_eq!(after.to_values()[0], [0, 32768, 2, 32768]);
+        assert_eq!(s, 0);
+    }
+
+    #[test]
+    fn illegal_and_game_over() {
+        let full = b([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]);
+        assert!(full.is_game_over());
+        assert_eq!(full.legal_moves().count(), 0);
+        let corner = b([[2, 0, 0, 0], [0; 4], [0; 4], [0; 4]]);
+        assert_eq!(corner.apply(Move::Left), None);
+        assert_eq!(corner.apply(Move::Up), None);
+        assert_eq!(
+            corner.legal_moves().collect::<Vec<_>>(),
+            vec![Move::Down, Move::Right]
+        );
+        let mergeable = b([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 8, 8]]);
+        assert!(!mergeable.is_game_over());
+        assert_eq!(
+            mergeable.legal_moves().collect::<Vec<_>>(),
+            vec![Move::Left, Move::Right]
+        );
+    }
+
+    #[test]
+    fn conversions() {
+        let grid = [
+            [0, 2, 4, 8],
+            [16, 32, 64, 128],
+            [256, 512, 1024, 2048],
+            [4096, 8192, 65536, 131072],
+        ];
+        let board = b(grid);
+        assert_eq!(board.to_values(), grid);
+        assert_eq!(board.to_hex(), "0123456789abcdgh");
+        assert_eq!(Board::from_hex("0123456789ABCDGH").unwrap(), board);
+        assert_eq!(board.max_value(), 131072);
+        assert_eq!(board.count_empty(), 1);
+        assert_eq!(board.empty_cells().collect::<Vec<_>>(), vec![(0, 0)]);
+        assert!(matches!(
+            Board::from_hex("123"),
+            Err(BoardError::BadLength { want: 16, got: 3 })
+        ));
+        assert!(matches!(
+            Board::from_hex("000000000000000i"),
+            Err(BoardError::BadDigit('i'))
+        ));
+        assert!(matches!(
+            Board::from_values([[3, 0, 0, 0], [0; 4], [0; 4], [0; 4]]),
+            Err(BoardError::BadValue {
+                row: 0,
+                col: 0,
+                value: 3,
+                ..
+            })
+        ));
+        assert!(Board::from_values([[1, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).is_err());
+        assert!(Board::from_values([[262144, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).is_err());
+        assert!(Board::from_exponents([[18, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).is_err());
+        assert_eq!("Left".parse::<Move>().unwrap(), Move::Left);
+        assert!("north".parse::<Move>().is_err());
+        assert_eq!(Move::Down.to_string(), "down");
+        let shown = b([[2, 0, 0, 0], [0; 4], [0; 4], [0, 0, 0, 2048]]).to_string();
+        assert_eq!(shown.lines().next().unwrap(), "     2      .      .      .");
+        assert_eq!(shown.lines().nth(3).unwrap(), "     .      .      .   2048");
+    }
+}

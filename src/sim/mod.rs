@@ -1,0 +1,364 @@
+//! Games on the engine, played many at once, and their statistics: what `bot2048 sim` measures.
+//!
+//! Games run on rayon's threads, one game per thread with a single-threaded solver each (the
+//! registry's `parallel: false`): with at least as many games as cores every core is busy anyway,
+//! a thread per game needs no synchronisation, and each game replays exactly from its seed when
+//! the budget is a fixed amount of work (a time budget depends on the machine's speed). Game `i`
+//! (0-based) of a run started with `seed` uses the seed [`game_seed`]`(seed, i)` for its spawns
+//! and the same seed for a randomised solver, so every solver of a comparison meets the same
+//! spawns for the same moves.
+use crate::engine::{AnyBoard, Game, Position, Shape, SpawnRule};
+use crate::solver::{Budget, Solver, SolverError};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+pub mod stats;
+
+/// The seed of game `index` of a run started with `seed`: a SplitMix64 step of `seed + index`,
+/// so neighbouring games get unrelated spawns.
+pub fn game_seed(seed: u64, index: u32) -> u64 {
+    let mut z = seed.wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// What a run plays: the games' shape, rule and count, and each decision's budget.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The board shape.
+    pub shape: Shape,
+    /// Number of games.
+    pub games: u32,
+    /// Seed of the run (see [`game_seed`]).
+    pub seed: u64,
+    /// The games' spawn rule.
+    pub spawn: SpawnRule,
+    /// The budget of every decision.
+    pub budget: Budget,
+    /// Stop a game as won once a tile of this value is made.
+    pub goal: Option<u64>,
+    /// Stop a game after this many moves.
+    pub max_moves: Option<u32>,
+}
+
+impl SimConfig {
+    /// `games` games of `shape` from `seed`: classic spawns, the solvers' default budget, no goal.
+    pub fn new(shape: Shape, games: u32, seed: u64) -> SimConfig {
+        SimConfig {
+            shape,
+            games,
+            seed,
+            spawn: SpawnRule::Classic,
+            budget: Budget::default(),
+            goal: None,
+            max_moves: None,
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameEnd {
+    /// No legal move was left.
+    GameOver,
+    /// The goal tile was made.
+    Won,
+    /// The move limit was reached.
+    MaxMoves,
+}
+
+/// The result of one game.
+#[derive(Debug, Clone)]
+pub struct GameResult {
+    /// The game's seed.
+    pub seed: u64,
+    /// Final score (sum of merge scores, points).
+    pub score: u64,
+    /// Largest tile at the end (value).
+    pub max_tile: u64,
+    /// Moves played.
+    pub moves: u32,
+    /// How it ended.
+    pub end: GameEnd,
+    /// Time of each decision, in milliseconds.
+    pub decision_ms: Vec<f64>,
+}
+
+/// Plays one game of `config`'s shape, rule, goal and move limit from `seed` with `solver`.
+///
+/// # Errors
+/// The solver's error (a shape it was not built for).
+pub fn play_game(
+    solver: &mut dyn Solver,
+    config: &SimConfig,
+    seed: u64,
+) -> Result<GameResult, SolverError> {
+    let mut game = Game::with_shape(config.shape, seed, config.spawn);
+    if let Some(goal) = config.goal {
+        game = game.with_goal(goal).map_err(|e| SolverError::Unsupported {
+            solver: solver.name().to_string(),
+            shape: config.shape,
+            why: e.to_string(),
+        })?;
+    }
+    let mut decision_ms = Vec::new();
+    let end = loop {
+        if game.is_won() {
+            break GameEnd::Won;
+        }
+        if config.max_moves.is_some_and(|n| game.moves() >= n) {
+            break GameEnd::MaxMoves;
+        }
+        let d = solver.decide(&game.board(), &config.budget)?;
+        decision_ms.push(d.elapsed_ms);
+        let Some(m) = d.best else {
+            break GameEnd::GameOver;
+        };
+        if game.play(m).is_none() {
+            // A solver proposing an illegal move would loop forever: play the first legal one.
+            match game.board().legal_moves().next() {
+                Some(legal) => {
+                    game.play(legal);
+                }
+                None => break GameEnd::GameOver,
+            }
+        }
+    };
+    Ok(GameResult {
+        seed,
+        score: game.score(),
+        max_tile: game.board().max_value(),
+        moves: game.moves(),
+        end,
+        decision_ms,
+    })
+}
+
+/// Plays every game of `config` on rayon's threads, each with a solver from `make(seed)`;
+/// `on_game` is called after each game (for a progress bar). Results are in game order.
+///
+/// # Errors
+/// The first error of `make` or of a solver.
+pub fn run_games(
+    config: &SimConfig,
+    make: &(dyn Fn(u64) -> Result<Box<dyn Solver>, SolverError> + Sync),
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<Vec<GameResult>, SolverError> {
+    (0..config.games)
+        .into_par_iter()
+        .map(|i| {
+            let seed = game_seed(config.seed, i);
+            let mut solver = make(seed)?;
+            let r = play_game(solver.as_mut(), config, seed)?;
+            on_game(&r);
+            Ok(r)
+        })
+        .collect()
+}
+
+/// The tiles whose reach rate a 4×4 summary always reports (today's `sim --json` keys).
+pub const REACH_TILES_4X4: [u64; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
+
+/// The tiles whose reach rates a summary of `results` reports: on 4×4 at least
+/// [`REACH_TILES_4X4`]; otherwise the eight powers of two up to the largest tile reached.
+pub fn reach_tiles(shape: Shape, results: &[GameResult]) -> Vec<u64> {
+    let top = results.iter().map(|r| r.max_tile).max().unwrap_or(0).max(4);
+    let hi = top.trailing_zeros();
+    let lo = hi.saturating_sub(7).max(1);
+    let mut tiles: Vec<u64> = (lo..=hi).map(|e| 1u64 << e).collect();
+    if shape.is_four() {
+        tiles.retain(|&t| t > 65536);
+        let mut all = REACH_TILES_4X4.to_vec();
+        all.extend(tiles);
+        return all;
+    }
+    tiles
+}
+
+/// The summary of a run; `sim --json` prints exactly these keys.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Games played.
+    pub games: u32,
+    /// Mean final score.
+    pub avg_score: f64,
+    /// Median final score.
+    pub median_score: f64,
+    /// Number of games ending with each largest tile (tile value → games).
+    pub max_tile_counts: BTreeMap<u64, u32>,
+    /// Share of games whose largest tile reached at least each tile of [`reach_tiles`], 0..=1.
+    pub reach_rates: BTreeMap<u64, f64>,
+    /// Games that made the goal tile (0 without a goal).
+    pub won: u32,
+    /// Moves played over all games.
+    pub moves: u64,
+    /// Moves per wall-clock second over the whole run.
+    pub moves_per_sec: f64,
+    /// Mean decision time in milliseconds.
+    pub decision_ms_mean: f64,
+    /// Median decision time in milliseconds.
+    pub decision_ms_median: f64,
+    /// 99th percentile of decision time in milliseconds.
+    pub decision_ms_p99: f64,
+}
+
+/// Summarises finished games of `shape`; `seconds` is the run's wall-clock time.
+pub fn summarize(shape: Shape, results: &[GameResult], seconds: f64) -> Summary {
+    summarize_with(results, seconds, &reach_tiles(shape, results))
+}
+
+/// [`summarize`] with the reach tiles given (so that several runs share one table).
+pub fn summarize_with(results: &[GameResult], seconds: f64, tiles: &[u64]) -> Summary {
+    let n = results.len().max(1) as f64;
+    let mut scores: Vec<f64> = results.iter().map(|r| r.score as f64).collect();
+    let mut times: Vec<f64> = results
+        .iter()
+        .flat_map(|r| r.decision_ms.iter().copied())
+        .collect();
+    let mut max_tile_counts = BTreeMap::new();
+    for r in results {
+        *max_tile_counts.entry(r.max_tile).or_insert(0) += 1;
+    }
+    let reach_rates = tiles
+        .iter()
+        .map(|&t| {
+            let reached = results.iter().filter(|r| r.max_tile >= t).count();
+            (t, reached as f64 / n)
+        })
+        .collect();
+    let moves: u64 = results.iter().map(|r| r.moves as u64).sum();
+    Summary {
+        games: results.len() as u32,
+        avg_score: stats::mean(&scores),
+        median_score: stats::median(&mut scores),
+        max_tile_counts,
+        reach_rates,
+        won: results.iter().filter(|r| r.end == GameEnd::Won).count() as u32,
+        moves,
+        moves_per_sec: if seconds > 0.0 {
+            moves as f64 / seconds
+        } else {
+            0.0
+        },
+        decision_ms_mean: stats::mean(&times),
+        decision_ms_median: stats::median(&mut times),
+        decision_ms_p99: stats::quantile(&mut times, 0.99),
+    }
+}
+
+/// Runs `config` with solvers from `make` and summarises it: the results, the summary, and the
+/// run's wall-clock seconds.
+///
+/// # Errors
+/// As [`run_games`].
+pub fn simulate(
+    config: &SimConfig,
+    make: &(dyn Fn(u64) -> Result<Box<dyn Solver>, SolverError> + Sync),
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<(Vec<GameResult>, Summary, f64), SolverError> {
+    let start = Instant::now();
+    let results = run_games(config, make, on_game)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let summary = summarize(config.shape, &results, seconds);
+    Ok((results, summary, seconds))
+}
+
+/// The board a game of `config` starts from with `seed` (for tests and tools).
+pub fn start_board(config: &SimConfig, seed: u64) -> AnyBoard {
+    Game::with_shape(config.shape, seed, config.spawn).board()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::{registry, SolverConfig};
+
+    fn result(score: u64, max_tile: u64, end: GameEnd) -> GameResult {
+        GameResult {
+            seed: 0,
+            score,
+            max_tile,
+            moves: 10,
+            end,
+            decision_ms: vec![1.0],
+        }
+    }
+
+    #[test]
+    fn summary_counts_reach_rates() {
+        let r = |s, t| result(s, t, GameEnd::GameOver);
+        let s = summarize(
+            Shape::FOUR,
+            &[r(100, 1024), r(300, 4096), r(200, 2048), r(400, 512)],
+            2.0,
+        );
+        assert_eq!(s.games, 4);
+        assert_eq!(s.avg_score, 250.0);
+        assert_eq!(s.median_score, 250.0);
+        assert_eq!(s.reach_rates[&1024], 0.75);
+        assert_eq!(s.reach_rates[&2048], 0.5);
+        assert_eq!(s.reach_rates[&4096], 0.25);
+        assert_eq!(s.reach_rates[&8192], 0.0);
+        assert_eq!(s.reach_rates.len(), 7);
+        assert_eq!(s.max_tile_counts[&512], 1);
+        assert_eq!(s.moves, 40);
+        assert_eq!(s.moves_per_sec, 20.0);
+        assert_eq!(s.won, 0);
+    }
+
+    #[test]
+    fn reach_tiles_follow_the_results_off_4x4() {
+        let three = Shape::new(3, 3).unwrap();
+        let tiles = reach_tiles(three, &[result(0, 512, GameEnd::GameOver)]);
+        assert_eq!(tiles, vec![4, 8, 16, 32, 64, 128, 256, 512]);
+    }
+
+    #[test]
+    fn game_seeds_differ() {
+        assert_ne!(game_seed(1, 0), game_seed(1, 1));
+        assert_ne!(game_seed(1, 1), game_seed(2, 0));
+        assert_eq!(game_seed(7, 3), game_seed(7, 3));
+    }
+
+    fn depth_zero(shape: Shape) -> Box<dyn Solver> {
+        registry::build("expectimax", &SolverConfig::new(shape)).unwrap()
+    }
+
+    #[test]
+    fn a_game_is_replayable_at_fixed_work() {
+        let mut config = SimConfig::new(Shape::FOUR, 1, 1);
+        config.budget = Budget::depth(0);
+        let a = play_game(depth_zero(Shape::FOUR).as_mut(), &config, 5).unwrap();
+        let b = play_game(depth_zero(Shape::FOUR).as_mut(), &config, 5).unwrap();
+        assert_eq!(
+            (a.score, a.moves, a.max_tile),
+            (b.score, b.moves, b.max_tile)
+        );
+        assert!(a.moves > 0);
+        assert_eq!(a.end, GameEnd::GameOver);
+    }
+
+    #[test]
+    fn a_goal_of_64_on_3x3_ends_the_game_as_won() {
+        let three = Shape::new(3, 3).unwrap();
+        let mut config = SimConfig::new(three, 1, 1);
+        config.budget = Budget::depth(1);
+        config.goal = Some(64);
+        let r = play_game(depth_zero(three).as_mut(), &config, 3).unwrap();
+        assert_eq!(r.end, GameEnd::Won);
+        assert_eq!(r.max_tile, 64, "the game stops on the move that makes 64");
+    }
+
+    #[test]
+    fn a_move_limit_stops_the_game() {
+        let mut config = SimConfig::new(Shape::new(5, 5).unwrap(), 1, 1);
+        config.budget = Budget::depth(0);
+        config.max_moves = Some(25);
+        let r = play_game(depth_zero(config.shape).as_mut(), &config, 9).unwrap();
+        assert_eq!((r.moves, r.end), (25, GameEnd::MaxMoves));
+    }
+}

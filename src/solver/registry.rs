@@ -1,0 +1,306 @@
+//! The one list of solvers: names, one-line descriptions, sources, options, and how each is
+//! built for a board shape and an evaluation.
+//!
+//! `--solver`, `--help`, `sim` and the error for an unknown name all come from [`SOLVERS`]; a new
+//! solver is one file plus one entry here. Each solver parses its own typed options from the
+//! `KEY=VALUE` pairs of [`SolverConfig::options`] through [`OptionValues`], which refuses keys the
+//! solver does not list.
+use super::heuristic::RowHeuristic;
+use super::{expectimax, greedy, Evaluator, Solver, SolverError};
+use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+/// One option of a solver: `KEY=VALUE` on the command line (`--opt KEY=VALUE`).
+#[derive(Debug)]
+pub struct OptionInfo {
+    /// The key.
+    pub key: &'static str,
+    /// The default value, as text.
+    pub default: &'static str,
+    /// What it means, with its units.
+    pub help: &'static str,
+}
+
+/// A solver the registry knows.
+#[derive(Debug)]
+pub struct SolverInfo {
+    /// The name (`--solver NAME`).
+    pub name: &'static str,
+    /// One line: what it does.
+    pub summary: &'static str,
+    /// Where the algorithm comes from (article file, paper, post).
+    pub source: &'static str,
+    /// What [`super::Budget::work`] (`--depth` on the command line) means to it; `None` if it
+    /// has no such measure.
+    pub work: Option<&'static str>,
+    /// Whether it scores boards with an evaluation (`--eval`).
+    pub uses_evaluation: bool,
+    /// Its options.
+    pub options: &'static [OptionInfo],
+    /// Builds it (use [`build`]).
+    pub build: fn(&SolverConfig) -> Result<Box<dyn Solver>, SolverError>,
+}
+
+/// Every solver, the default ([`DEFAULT_SOLVER`]) first.
+pub static SOLVERS: &[SolverInfo] = &[expectimax::INFO, greedy::INFO];
+
+/// The solver used when none is named.
+pub const DEFAULT_SOLVER: &str = "expectimax";
+
+/// A static evaluation a solver can score boards with (`--eval NAME`).
+#[derive(Clone, Debug, Default)]
+pub enum Evaluation {
+    /// nneonneo/2048-ai's per-line heuristic ([`RowHeuristic`]).
+    #[default]
+    Heuristic,
+}
+
+/// The evaluations' names and one-line descriptions.
+pub const EVALUATIONS: &[(&str, &str)] = &[(
+    "heuristic",
+    "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
+)];
+
+impl FromStr for Evaluation {
+    type Err = SolverError;
+
+    /// An evaluation by name (see [`EVALUATIONS`]).
+    fn from_str(s: &str) -> Result<Evaluation, SolverError> {
+        match s {
+            "heuristic" => Ok(Evaluation::Heuristic),
+            _ => Err(SolverError::UnknownEvaluation {
+                name: s.to_string(),
+                known: EVALUATIONS.iter().map(|(n, _)| n.to_string()).collect(),
+            }),
+        }
+    }
+}
+
+impl Evaluation {
+    /// The evaluation's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Evaluation::Heuristic => "heuristic",
+        }
+    }
+}
+
+/// What a solver is built with, besides its per-call [`super::Budget`].
+#[derive(Clone, Debug)]
+pub struct SolverConfig {
+    /// The board shape it will play.
+    pub shape: Shape,
+    /// The spawn rule it assumes (the game's own rule plays best).
+    pub spawn: SpawnRule,
+    /// Seed of a randomised solver's generator (the same seed, the same decisions).
+    pub seed: u64,
+    /// The evaluation of solvers that score boards.
+    pub evaluation: Evaluation,
+    /// `KEY=VALUE` options, checked against the solver's [`SolverInfo::options`].
+    pub options: Vec<(String, String)>,
+    /// A goal tile value (for solvers that search toward one, e.g. bfs); `None` = their default.
+    pub goal: Option<u64>,
+    /// Whether one decision may use several threads (off when games run one per thread).
+    pub parallel: bool,
+}
+
+impl SolverConfig {
+    /// Defaults for `shape`: classic spawns, seed 1, the heuristic, no options, parallel on.
+    pub fn new(shape: Shape) -> SolverConfig {
+        SolverConfig {
+            shape,
+            spawn: SpawnRule::Classic,
+            seed: 1,
+            evaluation: Evaluation::Heuristic,
+            options: Vec::new(),
+            goal: None,
+            parallel: true,
+        }
+    }
+}
+
+/// The names of every solver, default first.
+pub fn names() -> Vec<&'static str> {
+    SOLVERS.iter().map(|s| s.name).collect()
+}
+
+/// The solver called `name`.
+///
+/// # Errors
+/// [`SolverError::UnknownSolver`], listing the known names.
+pub fn find(name: &str) -> Result<&'static SolverInfo, SolverError> {
+    SOLVERS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| SolverError::UnknownSolver {
+            name: name.to_string(),
+            known: names().iter().map(|n| n.to_string()).collect(),
+        })
+}
+
+/// Builds the solver called `name` for `config`.
+///
+/// # Errors
+/// An unknown name, an option it does not have or cannot parse, or an evaluation it cannot use
+/// on `config.shape`.
+pub fn build(name: &str, config: &SolverConfig) -> Result<Box<dyn Solver>, SolverError> {
+    (find(name)?.build)(config)
+}
+
+/// A text listing every solver with its summary, work measure and options (for `--help`).
+pub fn describe() -> String {
+    let mut out = String::new();
+    for s in SOLVERS {
+        let _ = writeln!(out, "  {:<11} {}", s.name, s.summary);
+        if let Some(w) = s.work {
+            let _ = writeln!(out, "  {:<11}   --depth: {w}", "");
+        }
+        for o in s.options {
+            let _ = writeln!(
+                out,
+                "  {:<11}   --opt {}={}  {}",
+                "", o.key, o.default, o.help
+            );
+        }
+    }
+    out.push_str("Evaluations (--eval):\n");
+    for (name, what) in EVALUATIONS {
+        let _ = writeln!(out, "  {name:<11} {what}");
+    }
+    out
+}
+
+/// A solver's `KEY=VALUE` options, checked against its list; values not given take the
+/// listed defaults.
+#[derive(Debug)]
+pub struct OptionValues<'a> {
+    info: &'static SolverInfo,
+    given: &'a [(String, String)],
+}
+
+impl<'a> OptionValues<'a> {
+    /// Checks `given` against `info.options`.
+    ///
+    /// # Errors
+    /// [`SolverError::BadOption`] for a key the solver does not list (the message lists its keys).
+    pub fn new(
+        info: &'static SolverInfo,
+        given: &'a [(String, String)],
+    ) -> Result<OptionValues<'a>, SolverError> {
+        for (key, _) in given {
+            if !info.options.iter().any(|o| o.key == key) {
+                let known: Vec<&str> = info.options.iter().map(|o| o.key).collect();
+                return Err(SolverError::BadOption {
+                    solver: info.name.to_string(),
+                    message: if known.is_empty() {
+                        format!("it has no option {key:?} (it takes no options)")
+                    } else {
+                        format!(
+                            "it has no option {key:?} (its options: {})",
+                            known.join(", ")
+                        )
+                    },
+                });
+            }
+        }
+        Ok(OptionValues { info, given })
+    }
+
+    /// The value of `key` (the last one given, else the default), parsed.
+    ///
+    /// # Errors
+    /// [`SolverError::BadOption`] when the value does not parse.
+    ///
+    /// # Panics
+    /// If `key` is not among the solver's listed options (a programming error).
+    pub fn get<T: FromStr>(&self, key: &str) -> Result<T, SolverError> {
+        let info = self
+            .info
+            .options
+            .iter()
+            .find(|o| o.key == key)
+            .unwrap_or_else(|| panic!("{} lists no option {key}", self.info.name));
+        let text = self
+            .given
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map_or(info.default, |(_, v)| v.as_str());
+        text.parse().map_err(|_| SolverError::BadOption {
+            solver: self.info.name.to_string(),
+            message: format!("option {key}={text} is not valid: {}", info.help),
+        })
+    }
+}
+
+/// Makes one solver type for a board type `P` and an evaluation `E`; [`dispatch`] picks `P` and
+/// `E` from a [`SolverConfig`], so each solver writes its construction once.
+pub trait Build {
+    /// The solver over `P`, scoring with `eval`.
+    fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver>;
+}
+
+/// Calls `b.build` with the board type of `config.shape` (the bitboard for 4×4) and the
+/// evaluation `config.evaluation`.
+///
+/// # Errors
+/// [`SolverError::Unsupported`] for an evaluation that does not exist for the shape.
+pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>, SolverError> {
+    match (&config.evaluation, config.shape.is_four()) {
+        (Evaluation::Heuristic, true) => Ok(b.build::<Board, _>(RowHeuristic::new())),
+        (Evaluation::Heuristic, false) => Ok(b.build::<GridBoard, _>(RowHeuristic::new())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_name_lists_every_solver_once() {
+        let text = find("minimax").unwrap_err().to_string();
+        assert!(text.contains("\"minimax\""), "{text}");
+        for s in SOLVERS {
+            assert_eq!(text.matches(s.name).count(), 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_the_default_is_first() {
+        let n = names();
+        assert_eq!(n[0], DEFAULT_SOLVER);
+        let mut sorted = n.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), n.len());
+    }
+
+    #[test]
+    fn options_are_checked_and_parsed() {
+        let info = find("expectimax").unwrap();
+        let bad = vec![("rollouts".to_string(), "3".to_string())];
+        let err = OptionValues::new(info, &bad).unwrap_err().to_string();
+        assert!(err.contains("rollouts") && err.contains("cprob"), "{err}");
+        let given = vec![("cprob".to_string(), "0.001".to_string())];
+        let v = OptionValues::new(info, &given).unwrap();
+        assert_eq!(v.get::<f32>("cprob").unwrap(), 0.001);
+        let none = OptionValues::new(info, &[]).unwrap();
+        assert_eq!(none.get::<f32>("cprob").unwrap(), 1e-4);
+        let junk = vec![("cprob".to_string(), "lots".to_string())];
+        let v = OptionValues::new(info, &junk).unwrap();
+        assert!(v.get::<f32>("cprob").is_err());
+    }
+
+    #[test]
+    fn every_solver_is_built_for_4x4_and_other_shapes() {
+        for shape in ["4x4", "3x3", "5x5", "3x6"] {
+            let cfg = SolverConfig::new(shape.parse().unwrap());
+            for s in SOLVERS {
+                let solver = build(s.name, &cfg).unwrap();
+                assert_eq!(solver.name(), s.name);
+                assert_eq!(solver.shape(), cfg.shape);
+            }
+        }
+    }
+}
