@@ -35,6 +35,7 @@ pub const EMPTY_WEIGHT: f32 = 270.0;
 ///  − SUM_WEIGHT·Σ e^SUM_POWER`, where a run of k ≥ 2 equal tiles (ignoring empty cells between
 /// them) counts k merges, and `inc`/`dec` sum the rises/falls of e^MONOTONICITY_POWER along it.
 pub fn line_value(line: &[u8]) -> f32 {
+    let powers: &[[f32; 2]; 16] = &POWERS;
     let mut sum = 0.0f32;
     let mut empty = 0u32;
     let mut merges = 0u32;
@@ -42,7 +43,7 @@ pub fn line_value(line: &[u8]) -> f32 {
     let mut run = 0u32;
     for &e in line {
         let e = e.min(15);
-        sum += (e as f32).powf(SUM_POWER);
+        sum += powers[e as usize][0];
         if e == 0 {
             empty += 1;
             continue;
@@ -64,8 +65,8 @@ pub fn line_value(line: &[u8]) -> f32 {
     let mut rising = 0.0f32;
     for pair in line.windows(2) {
         let (x, y) = (pair[0].min(15), pair[1].min(15));
-        let a = (x as f32).powf(MONOTONICITY_POWER);
-        let b = (y as f32).powf(MONOTONICITY_POWER);
+        let a = powers[x as usize][1];
+        let b = powers[y as usize][1];
         if x > y {
             falling += a - b;
         } else {
@@ -76,6 +77,14 @@ pub fn line_value(line: &[u8]) -> f32 {
         - MONOTONICITY_WEIGHT * falling.min(rising)
         - SUM_WEIGHT * sum
 }
+
+/// `[e^SUM_POWER, e^MONOTONICITY_POWER]` for exponents 0..=15 (`powf` is not `const`).
+static POWERS: LazyLock<[[f32; 2]; 16]> = LazyLock::new(|| {
+    std::array::from_fn(|e| {
+        let e = e as f32;
+        [e.powf(SUM_POWER), e.powf(MONOTONICITY_POWER)]
+    })
+});
 
 /// [`line_value`] of a row of four exponents.
 pub fn row_value(line: [u8; 4]) -> f32 {
@@ -98,6 +107,9 @@ pub fn evaluate(board: Board) -> f32 {
 }
 
 /// The heuristic value of a board of any shape: [`line_value`] summed over every row and column.
+///
+/// Lines of up to [`TABLED_LINE_MAX`] cells are looked up in a table of [`line_value`] built on
+/// first use (16^len entries); longer lines are computed.
 pub fn evaluate_grid(board: &GridBoard) -> f32 {
     let shape = board.shape();
     let (rows, cols) = (shape.rows(), shape.cols());
@@ -105,15 +117,50 @@ pub fn evaluate_grid(board: &GridBoard) -> f32 {
     let mut total = 0.0;
     let mut col = [0u8; crate::engine::Shape::MAX_SIDE];
     for r in 0..rows {
-        total += line_value(&e[r * cols..(r + 1) * cols]);
+        total += line_value_fast(&e[r * cols..(r + 1) * cols]);
     }
     for c in 0..cols {
         for r in 0..rows {
             col[r] = e[r * cols + c];
         }
-        total += line_value(&col[..rows]);
+        total += line_value_fast(&col[..rows]);
     }
     total
+}
+
+/// The longest line whose values [`evaluate_grid`] keeps in a table: 5 (16^5 entries, 4 MiB).
+pub const TABLED_LINE_MAX: usize = 5;
+
+/// [`line_value`] for every line of `len` cells (index: nibble `i` = cell `i`, capped at 15).
+fn line_table(len: usize) -> Box<[f32]> {
+    (0..1usize << (4 * len))
+        .map(|index| {
+            let line: Vec<u8> = (0..len).map(|i| ((index >> (4 * i)) & 0xf) as u8).collect();
+            line_value(&line)
+        })
+        .collect()
+}
+
+/// Tables of [`line_value`] for lines of 0..=[`TABLED_LINE_MAX`] cells.
+static LINE_TABLES: [LazyLock<Box<[f32]>>; TABLED_LINE_MAX + 1] = [
+    LazyLock::new(|| line_table(0)),
+    LazyLock::new(|| line_table(1)),
+    LazyLock::new(|| line_table(2)),
+    LazyLock::new(|| line_table(3)),
+    LazyLock::new(|| line_table(4)),
+    LazyLock::new(|| line_table(5)),
+];
+
+/// [`line_value`], from a table for short lines.
+#[inline]
+fn line_value_fast(line: &[u8]) -> f32 {
+    if line.len() > TABLED_LINE_MAX {
+        return line_value(line);
+    }
+    let index = line.iter().enumerate().fold(0usize, |acc, (i, &e)| {
+        acc | (usize::from(e.min(15)) << (4 * i))
+    });
+    LINE_TABLES[line.len()][index]
 }
 
 /// nneonneo/2048-ai's heuristic as an [`Evaluator`]: [`evaluate`] (a table) on the bitboard,
@@ -185,6 +232,24 @@ mod tests {
         let sum = 1.0 + 2f32.powf(3.5) + 1.0;
         let want = LOST_PENALTY + EMPTY_WEIGHT - MONOTONICITY_WEIGHT * 15.0 - SUM_WEIGHT * sum;
         assert!((v - want).abs() < 1e-1, "{v} vs {want}");
+    }
+
+    #[test]
+    fn tabled_and_computed_lines_agree() {
+        for line in [
+            &[1u8, 2, 3][..],
+            &[0, 0, 5, 5, 1],
+            &[15, 17, 3, 0, 2],
+            &[4, 4],
+            &[1, 2, 3, 4, 5, 6, 7],
+        ] {
+            assert_eq!(line_value_fast(line), line_value(line), "{line:?}");
+        }
+        // a 4x4 GridBoard scores as its bitboard
+        let b =
+            Board::from_values([[2, 4, 8, 16], [0, 2, 4, 8], [0, 0, 65536, 4], [0; 4]]).unwrap();
+        let g = crate::engine::AnyBoard::Four(b).to_grid();
+        assert_eq!(evaluate_grid(&g), evaluate(b));
     }
 
     #[test]
