@@ -21,7 +21,7 @@
 //! prunes more (each spawn of an empty 9×9 board has probability below 0.9/80), so the depth that
 //! fits a time budget adapts by itself.
 use super::registry::{Build, OptionInfo, OptionValues, SolverConfig, SolverInfo};
-use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
+use super::{board_for, Budget, Decision, Evaluator, PonderReport, Solver, SolverError};
 use crate::engine::{AnyBoard, Position, Shape, SpawnRule};
 use rayon::prelude::*;
 use std::marker::PhantomData;
@@ -159,7 +159,8 @@ pub fn adaptive_depth<P: Position>(board: P) -> u32 {
 /// the value of a board searched to a depth, does not depend on the root).
 struct TransTable {
     slots: Box<[[AtomicU64; 2]]>,
-    mask: u64,
+    /// 64 − log2(slots): the slot is the top bits of the multiplicative hash.
+    shift: u32,
 }
 
 impl TransTable {
@@ -169,14 +170,17 @@ impl TransTable {
             slots: (0..n)
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
                 .collect(),
-            mask: (n - 1) as u64,
+            shift: 64 - bits,
         }
     }
 
+    /// The slot of `key`: the top bits of `key × 2^64/φ` (Fibonacci hashing), which depend on
+    /// every bit of the key (bits taken from the middle of the product would ignore the key's
+    /// top bits, the bitboard's last row, and boards differing only there would share a slot).
     #[inline(always)]
     fn slot(&self, key: u64) -> &[AtomicU64; 2] {
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        &self.slots[((h >> 32) & self.mask) as usize]
+        &self.slots[(h >> self.shift) as usize]
     }
 
     /// The value of `key` if it was searched at least `depth` deep.
@@ -339,6 +343,9 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         deadline: Option<Instant>,
         external: Option<&AtomicBool>,
     ) -> Option<([Option<f64>; 4], u64)> {
+        if external.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return None;
+        }
         let stop = AtomicBool::new(false);
         let run = |&(i, after): &(usize, P)| {
             let mut s = Searcher {
@@ -373,19 +380,58 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         Some((values, nodes))
     }
 
+    /// Ponders `after` (an afterstate, before its spawn) within `budget`: iterative deepening in
+    /// which each depth searches, for every possible spawn, the decision that spawn would need,
+    /// the 2s (probability 0.9 each, or 1 under twos-only) before the 4s, so that the likeliest
+    /// spawns are always searched at least as deep as the others. Results stay in the
+    /// transposition table: the next [`Expectimax::decide_on`] on the real board then finds its
+    /// root moves' values there, up to [`PonderReport::depth`], at once.
+    ///
+    /// `budget.time` and `budget.stop` end it; `budget.work` caps the depth (default
+    /// [`MAX_DEPTH`]); a budget with none of the three is [`DEFAULT_TIME_MS`].
+    pub fn ponder_on(&mut self, after: P, budget: &Budget) -> PonderReport {
+        let start = Instant::now();
+        let time = match (budget.time, &budget.stop, budget.work) {
+            (None, None, None) => Some(Duration::from_millis(DEFAULT_TIME_MS)),
+            (t, _, _) => t,
+        };
+        let deadline = time.map(|t| start + t);
+        let external = budget.stop.as_deref();
+        let max_depth = budget
+            .work
+            .map_or(MAX_DEPTH, |w| w.min(u64::from(MAX_DEPTH)) as u32);
+        let mut spawns: Vec<P> = after.empties().map(|i| after.with_new_tile(i, 1)).collect();
+        let twos = spawns.len();
+        if self.options.spawn.four_probability() > 0.0 {
+            spawns.extend(after.empties().map(|i| after.with_new_tile(i, 2)));
+        }
+        let mut report = PonderReport::default();
+        'deepen: for depth in 1..=max_depth {
+            for (k, &spawned) in spawns.iter().enumerate() {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break 'deepen;
+                }
+                let roots = legal_roots(spawned);
+                if !roots.is_empty() {
+                    match self.search(roots.as_slice(), depth, deadline, external) {
+                        Some((_, n)) => report.nodes += n,
+                        None => break 'deepen,
+                    }
+                }
+                if k + 1 == twos {
+                    report.depth = depth;
+                }
+            }
+        }
+        report.elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+        report
+    }
+
     /// The decision for `board` within `budget` (see [`Expectimax::new`]).
     pub fn decide_on(&mut self, board: P, budget: &Budget) -> Decision {
         let start = Instant::now();
-        // The legal root moves (index in Move::ALL, board after the move), without allocating.
-        let mut legal = [(0usize, board); 4];
-        let mut count = 0;
-        for (i, after) in board.afterstates().into_iter().enumerate() {
-            if let Some(after) = after {
-                legal[count] = (i, after);
-                count += 1;
-            }
-        }
-        let roots = &legal[..count];
+        let legal = legal_roots(board);
+        let roots = legal.as_slice();
         let ms = |s: Instant| s.elapsed().as_secs_f64() * 1e3;
         if roots.is_empty() {
             return Decision::from_values([None; 4], 0, 0, ms(start));
@@ -450,6 +496,35 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
     }
 }
 
+/// The legal root moves of a board: (index in `Move::ALL`, the board after the move), without
+/// allocating.
+struct Roots<P> {
+    legal: [(usize, P); 4],
+    count: usize,
+}
+
+impl<P> Roots<P> {
+    fn as_slice(&self) -> &[(usize, P)] {
+        &self.legal[..self.count]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+fn legal_roots<P: Position>(board: P) -> Roots<P> {
+    let mut legal = [(0usize, board); 4];
+    let mut count = 0;
+    for (i, after) in board.afterstates().into_iter().enumerate() {
+        if let Some(after) = after {
+            legal[count] = (i, after);
+            count += 1;
+        }
+    }
+    Roots { legal, count }
+}
+
 impl<P: Position, E: Evaluator<P> + 'static> Solver for Expectimax<P, E> {
     fn name(&self) -> &str {
         INFO.name
@@ -462,6 +537,15 @@ impl<P: Position, E: Evaluator<P> + 'static> Solver for Expectimax<P, E> {
     fn decide(&mut self, board: &AnyBoard, budget: &Budget) -> Result<Decision, SolverError> {
         let b = board_for::<P>(board, self.shape)?;
         Ok(self.decide_on(b, budget))
+    }
+
+    fn ponder(
+        &mut self,
+        afterstate: &AnyBoard,
+        budget: &Budget,
+    ) -> Result<PonderReport, SolverError> {
+        let b = board_for::<P>(afterstate, self.shape)?;
+        Ok(self.ponder_on(b, budget))
     }
 }
 
@@ -605,6 +689,37 @@ mod tests {
         );
         let twos = value(SpawnRule::TwosOnly);
         assert!(close(twos, two), "{twos} vs {two}");
+    }
+
+    #[test]
+    fn after_pondering_the_decision_on_the_real_spawn_is_found_in_the_table() {
+        let before = board([[2, 4, 8, 16], [0, 2, 4, 8], [0, 0, 2, 4], [0, 0, 0, 2]]);
+        let after = before.shifted(Move::Left).unwrap();
+        let spawned = after.with_new_tile(15, 1);
+        // the same decision without pondering, from an empty table
+        let cold = solver(SpawnRule::Classic)
+            .with_root_parallel(false)
+            .decide_on(spawned, &Budget::depth(3));
+        let mut s = solver(SpawnRule::Classic).with_root_parallel(false);
+        let report = s.ponder_on(after, &Budget::depth(3));
+        assert_eq!(report.depth, 3, "every spawn searched to depth 3");
+        assert!(report.nodes > cold.nodes, "all spawns cost more than one");
+        let warm = s.decide_on(spawned, &Budget::depth(3));
+        // the same move; the values may differ a little where pondering had searched a shared
+        // position deeper (the table answers with a deeper search when it has one)
+        assert_eq!(warm.best, cold.best);
+        // each root chance node is one table hit: the 4 depth-0 evaluations, then a node a root
+        assert!(warm.nodes <= 2 * 4, "{} nodes after pondering", warm.nodes);
+    }
+
+    #[test]
+    fn pondering_stops_on_the_flag_and_on_time() {
+        let after = late_board().shifted(Move::Down).unwrap();
+        let flag = Arc::new(AtomicBool::new(true));
+        let r = solver(SpawnRule::Classic).ponder_on(after, &Budget::depth(8).with_stop(flag));
+        assert_eq!(r.depth, 0);
+        let r = solver(SpawnRule::Classic).ponder_on(after, &Budget::millis(0));
+        assert!(r.depth <= 1, "{r:?}");
     }
 
     #[test]

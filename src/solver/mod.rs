@@ -132,6 +132,19 @@ impl Decision {
     }
 }
 
+/// What a solver did while pondering: searching ahead from an afterstate while the game animates
+/// the move and before its spawn is known ([`Solver::ponder`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PonderReport {
+    /// Nodes searched (of the searches that completed).
+    pub nodes: u64,
+    /// The depth (moves beyond the next root move) to which the next decision is ready for every
+    /// likeliest spawn (a 2 in any empty cell); 0 when pondering did not complete one depth.
+    pub depth: u32,
+    /// Wall-clock time spent, ms.
+    pub elapsed_ms: f64,
+}
+
 /// A 2048 player: a board and a budget in, a decision out. `Send` so games can run on worker
 /// threads. Made by [`registry::build`] for one board shape.
 pub trait Solver: Send {
@@ -147,6 +160,22 @@ pub trait Solver: Send {
     /// # Errors
     /// [`SolverError::WrongShape`] when `board` is not of [`Solver::shape`].
     fn decide(&mut self, board: &AnyBoard, budget: &Budget) -> Result<Decision, SolverError>;
+
+    /// Searches ahead from `afterstate` (the board after the move just played, before its spawn)
+    /// within `budget`, keeping what it learns for the next [`Solver::decide`], which then comes
+    /// at once for the spawn that happens. Work for spawns that do not happen is dropped. The
+    /// default does nothing (solvers that keep nothing between decisions).
+    ///
+    /// # Errors
+    /// [`SolverError::WrongShape`] when `afterstate` is not of [`Solver::shape`].
+    fn ponder(
+        &mut self,
+        afterstate: &AnyBoard,
+        budget: &Budget,
+    ) -> Result<PonderReport, SolverError> {
+        let _ = (afterstate, budget);
+        Ok(PonderReport::default())
+    }
 }
 
 /// A static evaluation of a board type: higher is better, in the evaluator's own units.
