@@ -104,6 +104,10 @@ pub enum CellProblem {
     DigitsUnreadable {
         /// Glyphs found.
         glyphs: usize,
+        /// The values the profile paints on this background (empty when read without a
+        /// profile): the cell can only be one of them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        values: Vec<u32>,
     },
     /// Several values fit equally well.
     Ambiguous {
@@ -136,7 +140,7 @@ impl fmt::Display for CellProblem {
                     foreign * 100.0
                 )
             }
-            CellProblem::DigitsUnreadable { glyphs } => {
+            CellProblem::DigitsUnreadable { glyphs, .. } => {
                 write!(f, "tile colour but digits not recognised ({glyphs} glyphs)")
             }
             CellProblem::Ambiguous { values } => write!(f, "ambiguous between {values:?}"),
@@ -460,8 +464,9 @@ impl Reader {
 
 /// Makes a reading without a profile agree with a profile's reading of the same board: a cell
 /// the profile read must read the same; a cell whose colour the profile did not know, or saw
-/// covered, must not become empty (a dialog or a covered area is plain too). Such cells become
-/// unreadable.
+/// covered, must not become empty (a dialog or a covered area is plain too); a cell of a profile
+/// tile colour whose digits did not match can only be one of that colour's values or a larger
+/// value (a dialog over the "6" of a 64 leaves a "4"). Cells that clash become unreadable.
 fn overrule(free: &mut Reading, prof: &Reading) {
     if (free.grid.rows, free.grid.cols) != (prof.grid.rows, prof.grid.cols) {
         return;
@@ -470,19 +475,25 @@ fn overrule(free: &mut Reading, prof: &Reading) {
     for (i, (f, p)) in free.cells.iter_mut().zip(&prof.cells).enumerate() {
         let (row, col) = (i / cols, i % cols);
         let Some(v) = f.value else { continue };
-        let clash = match p.value {
-            Some(pv) => pv != v,
-            None => {
+        let problem = prof
+            .issues
+            .iter()
+            .find(|is| is.row == row && is.col == col)
+            .map(|is| &is.problem);
+        let clash = match (p.value, problem) {
+            (Some(pv), _) => pv != v,
+            // a covered cell, or a plain cell of an unknown colour, is no empty cell
+            (None, Some(CellProblem::Occluded { .. } | CellProblem::UnknownColour { .. })) => {
                 v == 0
-                    && prof.issues.iter().any(|is| {
-                        is.row == row
-                            && is.col == col
-                            && matches!(
-                                is.problem,
-                                CellProblem::UnknownColour { .. } | CellProblem::Occluded { .. }
-                            )
-                    })
             }
+            // the background is a tile colour of the profile: only its values are possible, or
+            // a larger one sharing the colour of the profile's largest (a dialog over the "6"
+            // of a 64 leaves a "4")
+            (None, Some(CellProblem::DigitsUnreadable { values, .. })) => values
+                .iter()
+                .max()
+                .is_some_and(|&top| v < top && !values.contains(&v)),
+            (None, _) => false,
         };
         if clash {
             let problem = prof
