@@ -29,7 +29,7 @@ pub mod profile;
 
 pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
-pub use profile::{Profile, ProfileError};
+pub use profile::{resolve, Profile, ProfileError, Resolved};
 
 use cells::{read_cell, CellOutcome};
 use glyph::TemplateSet;
@@ -48,6 +48,9 @@ const MIN_TRACK_SHARE: f32 = 0.6;
 pub enum ProfileChoice {
     /// Try every built-in profile and keep the one that reads the most cells.
     Auto,
+    /// Try these profiles and keep the one that reads the most cells, as `Auto` does (what
+    /// [`profile::resolve`] gives for `auto`: the built-ins plus the user's own profiles).
+    Among(Vec<Profile>),
     /// This profile only.
     Given(Profile),
 }
@@ -311,9 +314,13 @@ impl Reader {
     /// A reader for one profile, or for the best-fitting built-in one.
     pub fn new(choice: ProfileChoice) -> Reader {
         let fallback = builtin_templates();
-        let freeform = matches!(choice, ProfileChoice::Auto);
+        let freeform = matches!(choice, ProfileChoice::Auto | ProfileChoice::Among(_));
         let profiles = match choice {
             ProfileChoice::Given(p) => vec![Prepared::new(p, &fallback)],
+            ProfileChoice::Among(list) => list
+                .into_iter()
+                .map(|p| Prepared::new(p, &fallback))
+                .collect(),
             ProfileChoice::Auto => Profile::builtins()
                 .unwrap_or_default()
                 .into_iter()
@@ -326,6 +333,27 @@ impl Reader {
             freeform,
             all_templates: fallback,
         }
+    }
+
+    /// The board colours this reader searches an image for, with the profile name and the
+    /// tolerance (8-bit levels): each profile's board colour, and that colour under each overlay.
+    pub fn board_colours(&self) -> Vec<(String, Rgb, u8)> {
+        self.profiles
+            .iter()
+            .flat_map(|p| {
+                p.variants
+                    .iter()
+                    .map(|v| (p.profile.name.clone(), v.0, p.board_tolerance()))
+            })
+            .collect()
+    }
+
+    /// Names of the profiles this reader tries, in order.
+    pub fn profile_names(&self) -> Vec<String> {
+        self.profiles
+            .iter()
+            .map(|p| p.profile.name.clone())
+            .collect()
     }
 
     /// Forgets the remembered grid: the next read searches the whole image.
