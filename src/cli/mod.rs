@@ -13,6 +13,7 @@ pub mod output;
 pub mod play;
 pub mod read;
 pub mod sim;
+pub mod windows;
 
 /// bot2048: plays a real 2048 game by looking at the screen and pressing arrow keys.
 #[derive(Debug, Parser)]
@@ -49,6 +50,8 @@ pub enum Command {
     Advise(advise::AdviseArgs),
     /// Read the board from screenshots, or from a game window's live frame.
     Read(read::ReadArgs),
+    /// List the windows on the screen and whether a 2048 board is found in each.
+    Windows(windows::WindowsArgs),
     /// Make a calibration profile for a 2048 game.
     Calibrate(calibrate::CalibrateArgs),
     /// Play many games on the built-in engine and measure a solver.
@@ -64,6 +67,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => play::run(args),
         Command::Advise(args) => advise::run(args),
         Command::Read(args) => read::run(args),
+        Command::Windows(args) => windows::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Sim(args) => sim::run(args),
     }
