@@ -1,6 +1,6 @@
 //! Vision benchmarks (criterion): reading a 1280x1024 monitor capture of the web game once the
 //! grid is known (targets: <= 5 ms), and finding the grid from scratch (<= 50 ms), with a given
-//! profile and with `--profile auto`. Frames come from `../shared/corpus/real/`.
+//! profile and with `--profile auto`. Frames come from the in-repo corpus, `tests/data/corpus/`.
 use bot2048::vision::io::load_image;
 use bot2048::vision::{Profile, ProfileChoice, Reader};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -8,12 +8,18 @@ use std::hint::black_box;
 use std::path::Path;
 
 fn frame(name: &str) -> image::RgbaImage {
-    load_image(Path::new("../shared/corpus/real").join(name).as_path()).expect("corpus frame")
+    load_image(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/corpus")
+            .join(name)
+            .as_path(),
+    )
+    .expect("corpus frame")
 }
 
 fn bench(c: &mut Criterion) {
-    let monitor = frame("web-2048/web-2048-monitor-gameover-overlay.png");
-    let window = frame("gnome-2048/gnome-2048-05-game2-cycle-300keys-274moves.png");
+    let monitor = frame("web-2048/web-2048-07-monitor-seeded-near-end-right-game-over-overlay.png");
+    let window = frame("gnome-2048/gnome-2048-02-played-120-moves.png");
     let web = Profile::load("web-2048").expect("built-in profile");
     let gnome = Profile::load("gnome-2048").expect("built-in profile");
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # bot2048's own launcher for the real 2048 games on a headless X display (Debian 12).
 #
-#   scripts/games.sh install                 apt packages for building and running (as root, once)
+#   scripts/games.sh install [PART...]       apt packages (as root, once); PART: build | runtime | test
+#                                            (default: all three). build = what compiling bot2048
+#                                            needs; runtime = the shared libraries the binary loads
+#                                            (present on any X11 desktop); test = Xvfb, openbox,
+#                                            xdotool and the three games, for the tests and demo
 #   scripts/games.sh start GAME...           GAME: gnome | qt | web  (starts Xvfb + openbox if needed)
 #   scripts/games.sh status                  windows on the display and the processes started
 #   scripts/games.sh stop                    kills what `start` started (by PID), newest first
@@ -59,15 +63,28 @@ wait_window() { # timeout_s name-regex -> prints window id
   return 1
 }
 
+# the packages of each install part (Debian 12 names)
+BUILD_PKGS="pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev"
+RUNTIME_PKGS="libgbm1 libwayland-client0 libxcb1"
+TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin"
+
 cmd_install() {
+  local parts=("$@") pkgs=() p
+  [[ ${#parts[@]} -gt 0 ]] || parts=(build runtime test)
+  for p in "${parts[@]}"; do
+    case "$p" in
+      # build: xcap 0.9 (wayland, pipewire via bindgen, gbm, egl, xcb) + enigo 0.6 (x11rb)
+      build) pkgs+=($BUILD_PKGS) ;;
+      # runtime: the libraries the binary links (readelf -d: libgbm, libwayland-client, libxcb)
+      runtime) pkgs+=($RUNTIME_PKGS) ;;
+      # test: virtual display, window manager, helpers, the three games
+      test) pkgs+=($TEST_PKGS) ;;
+      *) log "unknown install part $p (build, runtime or test)"; exit 2 ;;
+    esac
+  done
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
-  # build: xcap 0.9 (wayland, pipewire via bindgen, gbm, egl, xcb) + enigo 0.6 (x11rb)
-  apt-get install -y --no-install-recommends \
-    pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev
-  # run: virtual display, window manager, helpers, the three games
-  apt-get install -y --no-install-recommends \
-    xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin
+  apt-get install -y --no-install-recommends "${pkgs[@]}"
 }
 
 start_x() {
@@ -236,10 +253,10 @@ cmd_status() {
 }
 
 case "${1:-}" in
-  install) cmd_install ;;
+  install) shift; cmd_install "$@" ;;
   start) shift; cmd_start "$@" ;;
   status) cmd_status ;;
   stop) cmd_stop ;;
   stop-game) shift; cmd_stop_game "$@" ;;
-  *) sed -n '2,30p' "$0"; exit 2 ;;
+  *) sed -n '2,33p' "$0"; exit 2 ;;
 esac

@@ -91,7 +91,13 @@ fn sim_rejects_bad_input_without_panicking() {
         .args(["sim", "--solver", "nope", "--games", "1"])
         .output()
         .unwrap();
-    assert_eq!(unknown.status.code(), Some(1));
+    // an unknown solver is a usage error, as a bad --spawn is for clap (cli::exit::USAGE)
+    assert_eq!(unknown.status.code(), Some(2));
+    let bad_spawn = bot2048()
+        .args(["sim", "--spawn", "sometimes", "--games", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(bad_spawn.status.code(), Some(2));
     let err = String::from_utf8_lossy(&unknown.stderr);
     assert!(err.contains("nope") && err.contains("expectimax"), "{err}");
     assert!(!err.contains("panicked"));

@@ -770,8 +770,8 @@ fn live_calibration_of_2048_qt() {
     );
     assert!(out.exists());
     assert!(text.contains("values seen"), "{text}");
-    // the corpus screenshot of 2048-qt after 50 random keys, read with the learned profile
-    let shot = root().join("../shared/corpus/real/2048-qt/2048-qt-02-random-050keys-045moves.png");
+    // the in-repo screenshot of 2048-qt after 60 moves, read with the learned profile
+    let shot = root().join("tests/data/corpus/2048-qt/2048-qt-02-played-60-moves.png");
     let label = std::fs::read_to_string(shot.with_extension("txt")).expect("label");
     let read = s
         .bot(&[
@@ -799,6 +799,165 @@ fn live_calibration_of_2048_qt() {
     );
     let again = s.bot(&args).output().expect("run calibrate again");
     assert!(!again.status.success(), "overwrote without --force");
+}
+
+/// `bot2048 windows` lists the game window with its board and profile (text and JSON), `read
+/// --window` reads its live frame (and `--save` keeps it, `--annotate` draws on it, also when no
+/// board is found with a wrong profile), and an off-screen `--region` says so (exit 8).
+#[test]
+fn windows_lists_the_game_and_read_reads_its_live_frame() {
+    let seed = "0 2 4 2;2 0 16 4;2 16 64 8;16 128 256 32";
+    let Some((_lock, s)) = session("windows and read --window", "web", Some(seed)) else {
+        return;
+    };
+    let out = s.bot(&["windows", "--json"]).output().expect("windows");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let game = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["title"] == "2048")
+        .unwrap_or_else(|| panic!("no window titled 2048: {v}"));
+    // chromium --window-size=600,900 (scripts/games.sh)
+    assert_eq!(
+        (game["width"].as_u64(), game["height"].as_u64()),
+        (Some(600), Some(900))
+    );
+    assert_eq!(game["app"], "Chromium");
+    assert_eq!(game["board"]["profile"], "web-2048");
+    assert_eq!(
+        (
+            game["board"]["rows"].as_u64(),
+            game["board"]["cols"].as_u64()
+        ),
+        (Some(4), Some(4))
+    );
+    let text = s.bot(&["windows"]).output().expect("windows");
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        t.contains("\"2048\"") && t.contains("Chromium") && t.contains("600x900"),
+        "{t}"
+    );
+    assert!(t.contains("4x4 board, profile web-2048"), "{t}");
+
+    // read --window: the seeded board, the raw frame saved, an annotated copy
+    let dir = s.state.path();
+    let (frame, seen) = (dir.join("frame.png"), dir.join("seen.jpg"));
+    let out = s
+        .bot(&[
+            "read",
+            "--window",
+            "2048",
+            "--save",
+            frame.to_str().unwrap(),
+            "--annotate",
+            seen.to_str().unwrap(),
+        ])
+        .output()
+        .expect("read --window");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "0 2 4 2\n2 0 16 4\n2 16 64 8\n16 128 256 32\n"
+    );
+    let raw = image::open(&frame).expect("saved frame");
+    assert_eq!((raw.width(), raw.height()), (600, 900));
+    assert_eq!(
+        &std::fs::read(&seen).unwrap()[..3],
+        &[0xFF, 0xD8, 0xFF],
+        "a JPEG for .jpg"
+    );
+    // the saved frame reads the same from the file
+    let again = s.bot(&["read", frame.to_str().unwrap()]).output().unwrap();
+    assert_eq!(again.stdout, out.stdout);
+    // a second run would overwrite the saved frame: refused (2)
+    let out = s
+        .bot(&[
+            "read",
+            "--window",
+            "2048",
+            "--save",
+            frame.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    // the wrong profile finds no board (5), and the annotated image is still written
+    let looked = dir.join("looked.png");
+    let out = s
+        .bot(&[
+            "read",
+            "--window",
+            "2048",
+            "--profile",
+            "gnome-2048",
+            "--json",
+            "--annotate",
+            looked.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["status"], "no_board");
+    assert_eq!(v["window"]["title"], "2048");
+    assert!(image::open(&looked).is_ok());
+
+    // no such window (8); a region outside the 1280x1024 screen (8), said plainly
+    let out = s
+        .bot(&["read", "--window", "no such game"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("windows seen"));
+    let out = s
+        .bot(&["read", "--region", "1200,10,200,200"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{e}");
+    assert!(
+        e.contains("not inside one monitor") && e.contains("1280x1024+0+0"),
+        "{e}"
+    );
+    assert!(!e.contains("Not found monitor"), "{e}");
+    // a region inside it reads the board from the screen (the window is at 0,0)
+    let g = &game["board"]["grid"];
+    let region = format!(
+        "{},{},{},{}",
+        game["x"].as_i64().unwrap() + g["x"].as_i64().unwrap() - 20,
+        game["y"].as_i64().unwrap() + g["y"].as_i64().unwrap() - 20,
+        g["width"].as_i64().unwrap() + 40,
+        g["height"].as_i64().unwrap() + 40
+    );
+    let out = s.bot(&["read", "--region", &region]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{region}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "0 2 4 2\n2 0 16 4\n2 16 64 8\n16 128 256 32\n"
+    );
 }
 
 /// Holds an X keyboard grab on display `display` for `hold`: while it lasts, every key (the

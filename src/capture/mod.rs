@@ -79,6 +79,16 @@ impl Rect {
         })
     }
 
+    /// True when every pixel of `inner` is inside this rectangle.
+    pub fn contains(&self, inner: &Rect) -> bool {
+        inner.x >= self.x
+            && inner.y >= self.y
+            && i64::from(inner.x) + i64::from(inner.width)
+                <= i64::from(self.x) + i64::from(self.width)
+            && i64::from(inner.y) + i64::from(inner.height)
+                <= i64::from(self.y) + i64::from(self.height)
+    }
+
     /// True when the two rectangles share at least one pixel.
     pub fn intersects(&self, other: &Rect) -> bool {
         let (ax2, ay2) = (self.x + self.width as i32, self.y + self.height as i32);
@@ -113,6 +123,13 @@ impl Rect {
     }
 }
 
+impl std::fmt::Display for Rect {
+    /// `WxH+X+Y`, as X11 geometry strings are written.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}+{}+{}", self.width, self.height, self.x, self.y)
+    }
+}
+
 /// Why a frame could not be had, or must not be trusted.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
@@ -138,6 +155,14 @@ pub enum CaptureError {
     /// (covered: there is no compositor, covered pixels come back #000000).
     #[error("the game is covered: {0}")]
     Occluded(String),
+    /// `--region` is not inside one monitor (off screen, or across two monitors).
+    #[error("region {region} is not inside one monitor; monitors: {monitors} (give x,y,w,h inside one of them)")]
+    RegionOffScreen {
+        /// The region asked for, `WxH+X+Y`.
+        region: String,
+        /// Every monitor, `WxH+X+Y`, comma-separated.
+        monitors: String,
+    },
     /// The window is minimised (iconic) and shows nothing.
     #[error("the game window is minimised")]
     Minimized,

@@ -27,30 +27,29 @@ impl RegionSource {
     /// Uses `region` (root-window pixels); it must lie inside one monitor.
     ///
     /// # Errors
-    /// `NoDisplay`, or `Backend` when no monitor contains the whole region.
+    /// `NoDisplay`, or [`CaptureError::RegionOffScreen`] (naming every monitor) when no monitor
+    /// contains the whole region.
     pub fn new(region: Rect) -> Result<RegionSource, CaptureError> {
         super::x11::X11::connect()?;
-        let monitor = xcap::Monitor::from_point(region.x, region.y).map_err(map_xcap)?;
-        let (mx, my) = (
-            monitor.x().map_err(map_xcap)?,
-            monitor.y().map_err(map_xcap)?,
-        );
-        let (mw, mh) = (
-            monitor.width().map_err(map_xcap)?,
-            monitor.height().map_err(map_xcap)?,
-        );
+        let mut rects = Vec::new();
+        for m in xcap::Monitor::all().map_err(map_xcap)? {
+            let r = Rect {
+                x: m.x().map_err(map_xcap)?,
+                y: m.y().map_err(map_xcap)?,
+                width: m.width().map_err(map_xcap)?,
+                height: m.height().map_err(map_xcap)?,
+            };
+            rects.push((m, r));
+        }
+        let Some((monitor, m)) = rects.iter().find(|(_, m)| m.contains(&region)).cloned() else {
+            return Err(off_screen(region, rects.iter().map(|(_, r)| *r)));
+        };
         let local = Rect {
-            x: region.x - mx,
-            y: region.y - my,
+            x: region.x - m.x,
+            y: region.y - m.y,
             width: region.width,
             height: region.height,
         };
-        if local.clip(mw, mh) != Some(local) {
-            return Err(CaptureError::Backend(format!(
-                "region {}x{}+{}+{} does not fit in the monitor {mw}x{mh}+{mx}+{my}",
-                region.width, region.height, region.x, region.y
-            )));
-        }
         Ok(RegionSource {
             monitor,
             local,
@@ -61,6 +60,19 @@ impl RegionSource {
     /// The region on the root window.
     pub fn region(&self) -> Rect {
         self.global
+    }
+}
+
+/// The error for a region that no monitor holds whole.
+fn off_screen(region: Rect, monitors: impl Iterator<Item = Rect>) -> CaptureError {
+    let list: Vec<String> = monitors.map(|m| m.to_string()).collect();
+    CaptureError::RegionOffScreen {
+        region: region.to_string(),
+        monitors: if list.is_empty() {
+            "none".into()
+        } else {
+            list.join(", ")
+        },
     }
 }
 
@@ -80,5 +92,33 @@ impl FrameSource for RegionSource {
             origin: (self.global.x, self.global.y),
             taken_at: Instant::now(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_screen_names_the_region_and_every_monitor() {
+        let screen = Rect {
+            x: 0,
+            y: 0,
+            width: 1280,
+            height: 1024,
+        };
+        let region = Rect {
+            x: 1200,
+            y: 10,
+            width: 100,
+            height: 100,
+        };
+        // 1200 + 100 > 1280: not inside
+        assert!(!screen.contains(&region));
+        assert!(screen.contains(&Rect { x: 1180, ..region }));
+        let e = off_screen(region, [screen].into_iter()).to_string();
+        assert!(e.contains("100x100+1200+10"), "{e}");
+        assert!(e.contains("1280x1024+0+0"), "{e}");
+        assert!(!e.contains("Not found monitor"), "{e}");
     }
 }

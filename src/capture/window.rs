@@ -120,6 +120,95 @@ impl WindowSource {
     pub fn activate(&self) -> Result<(), CaptureError> {
         self.x11.activate(self.info.id)
     }
+
+    /// One capture of the window taken even when something covers it (covered parts come back
+    /// black), with the viewable windows stacked above it at that moment (for a warning): what
+    /// `read --window` shows a user. The play loop uses [`FrameSource::next_frame`], which refuses
+    /// covered frames instead.
+    ///
+    /// # Errors
+    /// `WindowGone`, `Minimized`, `NoWindowManager`, `Backend`.
+    pub fn snapshot(&mut self) -> Result<(Frame, Vec<ClientWindow>), CaptureError> {
+        let rect = self.rect()?;
+        if self.x11.is_hidden(self.info.id)? {
+            return Err(CaptureError::Minimized);
+        }
+        let above = self.x11.windows_above(self.info.id, rect)?;
+        let image = capture(&self.window, &self.x11, self.info.id)?;
+        Ok((
+            Frame {
+                image,
+                origin: (rect.x, rect.y),
+                taken_at: Instant::now(),
+            },
+            above,
+        ))
+    }
+}
+
+/// One window as [`list_windows`] saw it.
+#[derive(Debug)]
+pub struct ListedWindow {
+    /// Title, app name (`WM_CLASS`), rectangle on the root window, viewable.
+    pub info: ClientWindow,
+    /// The window manager marks it hidden (minimised).
+    pub minimised: bool,
+    /// Titles of the viewable windows stacked above it that overlap it.
+    pub covered_by: Vec<String>,
+    /// A capture of the window (covered parts come back black), or why there is none.
+    pub frame: Result<Frame, CaptureError>,
+}
+
+/// Every top-level window the window manager lists, bottom to top, each captured once when it is
+/// viewable and not minimised.
+///
+/// # Errors
+/// `NoDisplay`, `NoWindowManager`, `Backend` (the list itself); a window that cannot be captured
+/// has its error in [`ListedWindow::frame`].
+pub fn list_windows() -> Result<Vec<ListedWindow>, CaptureError> {
+    let x11 = X11::connect()?;
+    let clients = x11.clients()?;
+    let xcap_windows = xcap::Window::all().map_err(map_xcap)?;
+    let mut out = Vec::new();
+    for info in clients {
+        let minimised = x11.is_hidden(info.id)?;
+        let covered_by = x11
+            .windows_above(info.id, info.rect)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|w| w.title)
+            .collect();
+        let frame = if !info.viewable || minimised {
+            Err(CaptureError::Minimized)
+        } else {
+            match xcap_windows.iter().find(|w| w.id().ok() == Some(info.id)) {
+                None => Err(CaptureError::WindowGone),
+                Some(w) => capture(w, &x11, info.id).map(|image| Frame {
+                    image,
+                    origin: (info.rect.x, info.rect.y),
+                    taken_at: Instant::now(),
+                }),
+            }
+        };
+        out.push(ListedWindow {
+            info,
+            minimised,
+            covered_by,
+            frame,
+        });
+    }
+    Ok(out)
+}
+
+/// Captures `window` (X id `id`); a failure on a window that no longer exists is `WindowGone`.
+fn capture(window: &xcap::Window, x11: &X11, id: u32) -> Result<image::RgbaImage, CaptureError> {
+    match window.capture_image() {
+        Ok(img) => Ok(img),
+        Err(e) => Err(match x11.rect(id)? {
+            None => CaptureError::WindowGone,
+            Some(_) => map_xcap(e),
+        }),
+    }
 }
 
 impl FrameSource for WindowSource {
@@ -144,15 +233,7 @@ impl FrameSource for WindowSource {
                 top.title, top.class
             )));
         }
-        let image = match self.window.capture_image() {
-            Ok(img) => img,
-            Err(e) => {
-                return Err(match self.x11.rect(self.info.id)? {
-                    None => CaptureError::WindowGone,
-                    Some(_) => map_xcap(e),
-                })
-            }
-        };
+        let image = capture(&self.window, &self.x11, self.info.id)?;
         Ok(Frame {
             image,
             origin: (rect.x, rect.y),

@@ -2,14 +2,18 @@
 //! learns a calibration profile (issue 4).
 //!
 //! `--from DIR` learns from labelled screenshots (images with `.txt` labels beside them).
-//! `--window TITLE` (live calibration by playing) is not wired yet: it returns a clear error; the
-//! library side is [`crate::vision::calibrate::Learner`], which takes (image, board) pairs from
-//! any source. The profile is written atomically (temporary file + rename) and never over an
-//! existing file without `--force`.
+//! `--window TITLE` learns live: it plays the game and labels every settled frame with the
+//! engine's board (`crate::play::calibrate::collect`). Both feed
+//! `crate::vision::calibrate::Learner`. The profile goes to the user profile directory
+//! (`crate::vision::profile::user_dir`) as `NAME.toml`, where `--profile NAME` finds it; a name
+//! of a built-in profile is refused there (`--profile NAME` would always mean the built-in). It is
+//! written atomically and never over an existing file without `--force`.
+use super::exit::{self, UsageError};
+use super::output::write_atomic;
 use crate::vision::calibrate::{LearnReport, Learner};
 use crate::vision::io::load_image;
 use crate::vision::labels::{labelled_images, Label};
-use crate::vision::profile::{is_plain_name, user_dir};
+use crate::vision::profile::{self, is_builtin, is_plain_name, user_dir};
 use crate::vision::{Profile, ProfileChoice, Reader};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -17,26 +21,52 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+fn after_help() -> String {
+    let mut s = exit::help_text(&[
+        exit::OK,
+        exit::ERROR,
+        exit::USAGE,
+        exit::NO_DISPLAY,
+        exit::NO_WINDOW,
+        exit::INTERRUPTED,
+    ]);
+    s.push_str(
+        "\nUser profiles live in $BOT2048_PROFILES, else $XDG_CONFIG_HOME/bot2048/profiles, else\n\
+         ~/.config/bot2048/profiles; `--profile NAME` finds NAME.toml there.",
+    );
+    s
+}
+
 /// Arguments of `bot2048 calibrate`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["from", "window"])))]
+#[command(
+    group(clap::ArgGroup::new("source").required(true).args(["from", "window"])),
+    after_help = after_help()
+)]
 pub struct CalibrateArgs {
     /// Learn from the labelled screenshots in this directory (image + `.txt` label pairs).
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
-    /// Learn live by playing the game window with this title (title or app name, as `play`).
+    /// Learn live by playing the game window with this title (title or app name, as `play`;
+    /// `bot2048 windows` lists them). Start a new game first: the opening board (2s and 4s) must
+    /// be read with an existing profile.
     #[arg(long, value_name = "TITLE")]
     pub window: Option<String>,
+    /// Live: the profile that reads the opening board (as `read --profile`).
+    #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
+    pub profile: String,
     /// Live: play at most this many moves while learning.
     #[arg(long, default_value_t = 400, value_name = "N")]
     pub moves: u64,
     /// Live: stop learning once this tile is on the board.
     #[arg(long, default_value_t = 512, value_name = "TILE")]
     pub until: u32,
-    /// Profile name (default: the directory's name).
+    /// Profile name (default: the directory's name, or the window title in lower case with `-`
+    /// for other characters). Letters, digits, `-`, `_`, `.`; not a built-in name unless --out is
+    /// given.
     #[arg(long)]
     pub name: Option<String>,
-    /// Where to write the profile (default: `<user profile dir>/<name>.toml`).
+    /// Where to write the profile (default: NAME.toml in the user profile directory).
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
     /// Overwrite an existing profile file.
@@ -47,8 +77,8 @@ pub struct CalibrateArgs {
 /// Runs `bot2048 calibrate`.
 ///
 /// # Errors
-/// No source, `--window` (not available yet), an unreadable directory or image, nothing
-/// learned, an existing output without `--force`, or a failed write.
+/// No source, a bad name or output (exit 2), an unreadable directory or image, nothing learned,
+/// a failed write; live: no display, no such window, an unreadable opening board.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if let Some(title) = &args.window {
         return run_live(title, &args);
@@ -64,9 +94,6 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
             .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "custom".into()),
     };
-    if !is_plain_name(&name) {
-        bail!("profile name {name:?} may only hold letters, digits, '-', '_' and '.'");
-    }
     let out = output_path(args.out.as_deref(), &name, args.force)?;
     let pairs = labelled_images(dir).with_context(|| format!("cannot list {}", dir.display()))?;
     if pairs.is_empty() {
@@ -90,70 +117,52 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
         images.push((origin, img, label));
     }
     let (profile, report) = learner.finish()?;
-    write_atomic(&out, &profile.to_toml())?;
-    print_report(&report, &out);
-    check(&profile, &images);
+    write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
+    let mut w = std::io::stdout().lock();
+    print_report(&mut w, &report, &out)?;
+    check(&mut w, &profile, &images)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory and a rename, so a
-/// crash leaves either the old file or the new one, whole.
-///
-/// # Errors
-/// The directory cannot be created or written.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let file_name = path
-        .file_name()
-        .map_or_else(|| "profile".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+fn print_report(w: &mut impl Write, r: &LearnReport, out: &Path) -> std::io::Result<()> {
+    writeln!(w, "wrote {}", out.display())?;
+    writeln!(w, "images used: {}", r.used.len())?;
+    for (f, why) in &r.skipped {
+        writeln!(w, "skipped {f}: {why}")?;
+    }
+    writeln!(w, "tile values learned: {:?}", r.values)?;
+    writeln!(
+        w,
+        "values never seen (not readable by colour): {:?}",
+        r.missing_values
+    )?;
+    writeln!(w, "digits learned: {:?}", r.digits)?;
+    let missing: Vec<u8> = (0..10).filter(|d| !r.digits.contains(d)).collect();
+    if !missing.is_empty() {
+        writeln!(
+            w,
+            "digits not seen (built-in templates will be used): {missing:?}"
+        )?;
+    }
+    for o in &r.overlays {
+        writeln!(w, "overlay: {o}")?;
     }
     Ok(())
 }
 
-fn print_report(r: &LearnReport, out: &Path) {
-    println!("wrote {}", out.display());
-    println!("images used: {}", r.used.len());
-    for (f, why) in &r.skipped {
-        println!("skipped {f}: {why}");
-    }
-    println!("tile values learned: {:?}", r.values);
-    println!(
-        "values never seen (not readable by colour): {:?}",
-        r.missing_values
-    );
-    println!("digits learned: {:?}", r.digits);
-    let missing: Vec<u8> = (0..10).filter(|d| !r.digits.contains(d)).collect();
-    if !missing.is_empty() {
-        println!("digits not seen (built-in templates will be used): {missing:?}");
-    }
-    for o in &r.overlays {
-        println!("overlay: {o}");
-    }
-}
-
 /// Reads the training images back with the new profile and prints cells matched.
-fn check(profile: &Profile, images: &[(String, image::RgbaImage, Label)]) {
+fn check(
+    w: &mut impl Write,
+    profile: &Profile,
+    images: &[(String, image::RgbaImage, Label)],
+) -> std::io::Result<()> {
     let mut reader = Reader::new(ProfileChoice::Given(profile.clone()));
     for (name, img, label) in images {
         reader.forget_grid();
         let got = match reader.read(img) {
             Ok(r) => r.cells_by_row(),
             Err(e) => {
-                println!("check {name}: {e}");
+                writeln!(w, "check {name}: {e}")?;
                 continue;
             }
         };
@@ -165,8 +174,9 @@ fn check(profile: &Profile, images: &[(String, image::RgbaImage, Label)]) {
             .zip(got.iter().flatten())
             .filter(|(a, b)| a == b)
             .count();
-        println!("check {name}: {ok}/{total} cells as labelled");
+        writeln!(w, "check {name}: {ok}/{total} cells as labelled")?;
     }
+    Ok(())
 }
 
 /// `calibrate --window TITLE`: plays the game (expectimax, depth 2) and learns from every settled
@@ -187,13 +197,15 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             })
             .collect(),
     };
-    if !is_plain_name(&name) {
-        bail!("profile name {name:?} may only hold letters, digits, '-', '_' and '.'; give --name");
-    }
     let out = output_path(args.out.as_deref(), &name, args.force)?;
+    let resolved =
+        profile::resolve(&args.profile).with_context(|| format!("--profile {}", args.profile))?;
+    for w in &resolved.warnings {
+        eprintln!("bot2048: warning: {w}");
+    }
     let mut game = LiveGame::open(title, FocusMode::Start)
         .with_context(|| format!("opening the game window `{title}`"))?;
-    let mut reader = Reader::new(ProfileChoice::Auto);
+    let mut reader = Reader::new(resolved.choice);
     let config = crate::solver::SolverConfig::new(crate::engine::Shape::FOUR);
     let mut solver = crate::solver::registry::build("expectimax", &config)?;
     let stop = crate::cli::play::interrupt_flag();
@@ -208,40 +220,58 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         &stop,
     )
     .map_err(|e| anyhow::anyhow!("live calibration of `{title}`: {e}"))?;
-    println!(
+    let mut w = std::io::stdout().lock();
+    writeln!(
+        w,
         "played {} moves ({}); values seen: {:?}",
         got.samples.len().saturating_sub(1),
         got.ended,
         got.values
-    );
+    )?;
     let mut learner = Learner::new(&name);
     for (origin, img, label) in &got.samples {
         learner.add(origin, img.clone(), label.clone());
     }
     let (profile, report) = learner.finish()?;
-    write_atomic(&out, &profile.to_toml())?;
-    print_report(&report, &out);
+    write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
+    print_report(&mut w, &report, &out)?;
     let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
-    check(&profile, &images);
+    check(&mut w, &profile, &images)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Where the profile named `name` goes: `out`, or `<user profile dir>/<name>.toml`.
 ///
 /// # Errors
-/// No HOME to put it in, or the file exists and `force` is false (nothing is overwritten).
+/// [`UsageError`] for a name that is not plain, a built-in name without `out` (the user profile
+/// would be shadowed: `--profile NAME` always means the built-in), or an existing file without
+/// `force` (nothing is overwritten); no HOME to put it in.
 fn output_path(out: Option<&Path>, name: &str, force: bool) -> anyhow::Result<PathBuf> {
+    if !is_plain_name(name) {
+        return Err(UsageError(format!(
+            "profile name {name:?} may only hold letters, digits, '-', '_' and '.'; give --name"
+        ))
+        .into());
+    }
     let out = match out {
         Some(p) => p.to_path_buf(),
+        None if is_builtin(name) => {
+            return Err(UsageError(format!(
+            "{name} is a built-in profile: `--profile {name}` would never use a user profile of \
+                 that name; give another --name (or --out PATH to write the file elsewhere)"
+        ))
+            .into())
+        }
         None => user_dir()
             .context("no HOME to put the profile in; give --out PATH")?
             .join(format!("{name}.toml")),
     };
     if out.exists() && !force {
-        bail!(
+        return Err(UsageError(format!(
             "{} already exists; use --force to overwrite it",
             out.display()
-        );
+        ))
+        .into());
     }
     Ok(out)
 }

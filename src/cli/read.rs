@@ -1,76 +1,236 @@
-//! `bot2048 read IMAGE... [--profile NAME|PATH|auto] [--json] [--annotate OUT.png]`: reads the
-//! board from screenshots (issue 3).
+//! `bot2048 read (IMAGE... | --window TITLE | --region X,Y,W,H) [--profile NAME|PATH|auto] [--json]
+//! [--annotate OUT.png] [--save FRAME.png] [--force]`: reads the board from screenshots, or from
+//! the live frame of a game window or screen region (issues 3 and 14).
 //!
-//! Plain output is the label format of `../shared/corpus` (`?` for an unreadable cell); for
-//! several images a line with the file name precedes each board. Exit status: 0 every image
-//! read; 2 a board was not found or had unreadable cells (stderr says which and why); 1 any
-//! other error (missing, empty, corrupt, huge or non-image file; bad profile).
+//! Plain output is the label format of the test corpus (`?` for an unreadable cell); for several
+//! images a line with the file name precedes each board. Outputs (`--annotate`, `--save`) are
+//! checked before anything is read ([`super::output::check_outputs`]): never an input, never an
+//! existing file without `--force`, in the format the extension names. Exit codes: see
+//! [`super::exit`] (0 read; 5 no board; 6 unreadable cells; 1 a bad file; 2 bad arguments; 7 no
+//! X display; 8 no such window).
+use super::exit::{self, UsageError};
+use super::output::{check_outputs, write_image, ImageKind};
+use crate::capture::{FrameSource, Rect, RegionSource, WindowSource};
 use crate::vision::io::load_image;
 use crate::vision::labels::format_board;
-use crate::vision::{annotate, Profile, ProfileChoice, ReadError, Reader, Reading};
+use crate::vision::{annotate, profile, ReadError, Reader, Reading};
 use anyhow::Context;
 use clap::Args;
 use serde_json::json;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+fn after_help() -> String {
+    exit::help_text(&[
+        exit::OK,
+        exit::ERROR,
+        exit::USAGE,
+        exit::NO_BOARD,
+        exit::UNREADABLE,
+        exit::NO_DISPLAY,
+        exit::NO_WINDOW,
+    ])
+}
+
 /// Arguments of `bot2048 read`.
 #[derive(Debug, Args)]
+#[command(
+    group(clap::ArgGroup::new("source").required(true).args(["images", "window", "region"])),
+    after_help = after_help()
+)]
 pub struct ReadArgs {
     /// Screenshots to read (PNG or JPEG).
-    #[arg(required = true, value_name = "IMAGE")]
+    #[arg(value_name = "IMAGE")]
     pub images: Vec<PathBuf>,
-    /// Calibration profile: a built-in name, a profile name from the user profile directory,
-    /// a TOML file path, or `auto` (the best-fitting built-in profile).
+    /// Read the live frame of this game window instead: its title (exact, then case-insensitive,
+    /// then a substring) or app name; `bot2048 windows` lists them. The window is captured even
+    /// when something covers it (covered parts come back black; a warning names the window above).
+    #[arg(long, short = 'w', value_name = "TITLE")]
+    pub window: Option<String>,
+    /// Read the live frame of this screen rectangle instead: x,y,w,h in screen pixels.
+    #[arg(long, value_name = "X,Y,W,H", value_parser = Rect::parse)]
+    pub region: Option<Rect>,
+    /// Calibration profile: a built-in name (gnome-2048, 2048-qt, web-2048), the name of a user
+    /// profile (made by `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user
+    /// profile; the best fit wins).
     #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
     pub profile: String,
     /// Print JSON: image size, grid rectangle, rows, columns, each cell's value and
     /// confidence, status, profile and time taken.
     #[arg(long)]
     pub json: bool,
-    /// Write the image with the grid and each cell's value and confidence drawn on it. With
-    /// several images, `OUT-<image stem>.png` for each.
+    /// Write the image with what was read drawn on it: the grid, each cell's value and confidence
+    /// (green read, red unreadable). When no board is found, it shows where the reader looked: a
+    /// red frame around the area searched, and the pixels of the profiles' board colours in
+    /// magenta. PNG or JPEG by the extension. With several images, `OUT-<image stem>.<ext>` for
+    /// each.
     #[arg(long, value_name = "OUT.png")]
     pub annotate: Option<PathBuf>,
+    /// With --window or --region: also save the frame as captured (PNG or JPEG by the extension),
+    /// e.g. to make a labelled screenshot for `calibrate --from`.
+    #[arg(long, value_name = "FRAME.png")]
+    pub save: Option<PathBuf>,
+    /// Overwrite existing --annotate / --save files (an input is never overwritten).
+    #[arg(long)]
+    pub force: bool,
 }
 
-/// Parses `--profile`.
-///
-/// # Errors
-/// The profile cannot be loaded.
-pub fn profile_choice(name: &str) -> anyhow::Result<ProfileChoice> {
-    if name == "auto" {
-        return Ok(ProfileChoice::Auto);
-    }
-    Ok(ProfileChoice::Given(
-        Profile::load(name).with_context(|| format!("--profile {name}"))?,
-    ))
-}
-
-/// Outcome of one image, ordered by severity.
+/// Outcome of one image, ordered by severity; each has its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Outcome {
     Read,
-    NotRead,
+    Unreadable,
+    NoBoard,
     Failed,
+}
+
+impl Outcome {
+    fn code(self) -> u8 {
+        match self {
+            Outcome::Read => exit::OK,
+            Outcome::Unreadable => exit::UNREADABLE,
+            Outcome::NoBoard => exit::NO_BOARD,
+            Outcome::Failed => exit::ERROR,
+        }
+    }
+}
+
+/// Where a frame comes from.
+enum Source<'a> {
+    File(&'a Path),
+    Live,
 }
 
 /// Runs `bot2048 read`.
 ///
 /// # Errors
-/// A bad `--profile` (exit 1 via `main`); per-image errors are reported and counted.
+/// A bad `--profile`, a refused output path (exit 2), a live capture that fails (no display, no
+/// such window); per-image errors are reported and counted in the exit code.
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
-    let mut reader = Reader::new(profile_choice(&args.profile)?);
-    let many = args.images.len() > 1;
+    if args.save.is_some() && args.window.is_none() && args.region.is_none() {
+        return Err(UsageError("--save needs --window or --region (a live frame)".into()).into());
+    }
+    let resolved =
+        profile::resolve(&args.profile).with_context(|| format!("--profile {}", args.profile))?;
+    for w in &resolved.warnings {
+        eprintln!("bot2048: warning: {w}");
+    }
+    let sources: Vec<Source> = if args.images.is_empty() {
+        vec![Source::Live]
+    } else {
+        args.images.iter().map(|p| Source::File(p)).collect()
+    };
+    let many = sources.len() > 1;
+    // every output, checked before anything is read or written
+    let mut annotate_targets = Vec::new();
+    if let Some(out) = &args.annotate {
+        ImageKind::of(out)?;
+        for s in &sources {
+            annotate_targets.push(match s {
+                Source::File(img) => annotate_path(out, img, many),
+                Source::Live => out.clone(),
+            });
+        }
+    }
+    let mut outputs = annotate_targets.clone();
+    if let Some(save) = &args.save {
+        ImageKind::of(save)?;
+        outputs.push(save.clone());
+    }
+    check_outputs(&outputs, &args.images, args.force)?;
+
+    let mut reader = Reader::new(resolved.choice);
     let mut worst = Outcome::Read;
     let mut json_out = Vec::new();
-    for path in &args.images {
-        let (outcome, value) = read_one(&mut reader, path, &args, many);
-        worst = worst.max(outcome);
-        if let Some(v) = value {
-            json_out.push(v);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (i, source) in sources.iter().enumerate() {
+        let (img, shown, extra) = match source {
+            Source::File(path) => match load_image(path) {
+                Ok(img) => (img, path.display().to_string(), json!({})),
+                Err(e) => {
+                    eprintln!("bot2048: error: {e}");
+                    worst = worst.max(Outcome::Failed);
+                    json_out.push(json!({
+                        "file": path.display().to_string(), "error": e.to_string(), "status": "error",
+                    }));
+                    continue;
+                }
+            },
+            Source::Live => {
+                let (img, shown, extra) = live_frame(&args)?;
+                if let Some(save) = &args.save {
+                    write_image(save, &img, args.force)?;
+                }
+                (img, shown, extra)
+            }
+        };
+        reader.forget_grid();
+        let start = Instant::now();
+        let result = reader.read(&img);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let (outcome, mut value) = match &result {
+            Err(e) => {
+                eprintln!("bot2048: {shown}: {e}");
+                let v = json!({
+                    "file": shown,
+                    "image": { "width": img.width(), "height": img.height() },
+                    "status": "no_board", "error": e.to_string(), "time_ms": ms,
+                    "profiles_tried": reader.profile_names(),
+                });
+                if many && !args.json {
+                    writeln!(out, "{shown}")?;
+                }
+                (Outcome::NoBoard, v)
+            }
+            Ok(reading) => {
+                let mut outcome = Outcome::Read;
+                if !reading.issues.is_empty() {
+                    let err = ReadError::Unreadable {
+                        issues: reading.issues.clone(),
+                    };
+                    eprintln!("bot2048: {shown}: {err}");
+                    outcome = Outcome::Unreadable;
+                }
+                if !args.json {
+                    if many {
+                        writeln!(out, "{shown}")?;
+                    }
+                    write!(out, "{}", format_board(&reading.cells_by_row()))?;
+                }
+                (outcome, reading_json(&shown, &img, reading, ms))
+            }
+        };
+        if let (Some(target), Some(obj)) = (annotate_targets.get(i), value.as_object_mut()) {
+            let drawn = match &result {
+                Ok(reading) => annotate::annotate(&img, reading),
+                Err(_) => {
+                    let colours: Vec<_> = reader
+                        .board_colours()
+                        .into_iter()
+                        .map(|(_, c, t)| (c, t))
+                        .collect();
+                    annotate::annotate_search(&img, &colours)
+                }
+            };
+            if let Err(e) = write_image(target, &drawn, args.force) {
+                if matches!(source, Source::Live) {
+                    return Err(e);
+                }
+                eprintln!("bot2048: error: {e:#}");
+                worst = worst.max(Outcome::Failed);
+            }
+            obj.insert("annotated".into(), json!(target.display().to_string()));
         }
+        if let (Some(obj), Some(e)) = (value.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                obj.insert(k.clone(), v.clone());
+            }
+        }
+        worst = worst.max(outcome);
+        json_out.push(value);
     }
     if args.json {
         let v = if many {
@@ -78,15 +238,53 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
         } else {
             json_out.pop().unwrap_or_default()
         };
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     }
-    Ok(match worst {
-        Outcome::Read => ExitCode::SUCCESS,
-        Outcome::NotRead => ExitCode::from(2),
-        Outcome::Failed => ExitCode::from(1),
-    })
+    out.flush()?;
+    Ok(ExitCode::from(worst.code()))
 }
 
+/// Captures the live frame of `--window` or `--region`: the image, how to name it in messages,
+/// and what to add to the JSON (`window` or `region`).
+fn live_frame(args: &ReadArgs) -> anyhow::Result<(image::RgbaImage, String, serde_json::Value)> {
+    if let Some(r) = args.region {
+        let mut src = RegionSource::new(r).context("capturing --region")?;
+        let frame = src.next_frame().context("capturing --region")?;
+        let region = json!({ "x": r.x, "y": r.y, "width": r.width, "height": r.height });
+        return Ok((
+            frame.image,
+            format!("region {r}"),
+            json!({ "region": region }),
+        ));
+    }
+    let title = args.window.as_deref().unwrap_or_default();
+    let mut src =
+        WindowSource::find(title).with_context(|| format!("finding the window `{title}`"))?;
+    let (frame, above) = src
+        .snapshot()
+        .with_context(|| format!("capturing the window `{title}`"))?;
+    let info = src.info().clone();
+    for w in &above {
+        eprintln!(
+            "bot2048: warning: window `{}` ({}) is above `{}`: the parts it covers capture black",
+            w.title, w.class, info.title
+        );
+    }
+    let window = json!({
+        "id": info.id, "title": info.title, "app": info.class,
+        "x": frame.origin.0, "y": frame.origin.1,
+        "width": frame.image.width(), "height": frame.image.height(),
+        "covered_by": above.iter().map(|w| w.title.clone()).collect::<Vec<_>>(),
+    });
+    Ok((
+        frame.image,
+        format!("window `{}`", info.title),
+        json!({ "window": window }),
+    ))
+}
+
+/// Where the annotated image of `image` goes: `out` for one image; `OUT-<image stem>.<ext>`
+/// beside `out` for several.
 fn annotate_path(out: &Path, image: &Path, many: bool) -> PathBuf {
     if !many {
         return out.to_path_buf();
@@ -95,72 +293,12 @@ fn annotate_path(out: &Path, image: &Path, many: bool) -> PathBuf {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("annotated");
+    let ext = out.extension().and_then(|s| s.to_str()).unwrap_or("png");
     let img = image
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("image");
-    out.with_file_name(format!("{stem}-{img}.png"))
-}
-
-fn read_one(
-    reader: &mut Reader,
-    path: &Path,
-    args: &ReadArgs,
-    many: bool,
-) -> (Outcome, Option<serde_json::Value>) {
-    let shown = path.display().to_string();
-    let img = match load_image(path) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("bot2048: error: {e}");
-            let v = json!({ "file": shown, "error": e.to_string(), "status": "error" });
-            return (Outcome::Failed, Some(v));
-        }
-    };
-    reader.forget_grid();
-    let start = Instant::now();
-    let result = reader.read(&img);
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    match result {
-        Err(e) => {
-            eprintln!("bot2048: {shown}: {e}");
-            let v = json!({
-                "file": shown,
-                "image": { "width": img.width(), "height": img.height() },
-                "status": "unreadable", "error": e.to_string(), "time_ms": ms,
-            });
-            if many && !args.json {
-                println!("{shown}");
-            }
-            (Outcome::NotRead, Some(v))
-        }
-        Ok(reading) => {
-            let mut outcome = Outcome::Read;
-            if !reading.issues.is_empty() {
-                let err = ReadError::Unreadable {
-                    issues: reading.issues.clone(),
-                };
-                eprintln!("bot2048: {shown}: {err}");
-                outcome = Outcome::NotRead;
-            }
-            if let Some(out) = &args.annotate {
-                let target = annotate_path(out, path, many);
-                if let Err(e) = annotate::annotate(&img, &reading)
-                    .save_with_format(&target, image::ImageFormat::Png)
-                {
-                    eprintln!("bot2048: error: cannot write {}: {e}", target.display());
-                    outcome = Outcome::Failed;
-                }
-            }
-            if !args.json {
-                if many {
-                    println!("{shown}");
-                }
-                print!("{}", format_board(&reading.cells_by_row()));
-            }
-            (outcome, Some(reading_json(&shown, &img, &reading, ms)))
-        }
-    }
+    out.with_file_name(format!("{stem}-{img}.{ext}"))
 }
 
 /// The `--json` object of one reading.
@@ -186,4 +324,19 @@ fn reading_json(file: &str, img: &image::RgbaImage, r: &Reading, ms: f64) -> ser
         "issues": r.issues,
         "time_ms": ms,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_images_get_one_annotated_file_each_in_the_asked_format() {
+        let out = Path::new("dir/seen.jpg");
+        assert_eq!(
+            annotate_path(out, Path::new("a/shot.png"), true),
+            PathBuf::from("dir/seen-shot.jpg")
+        );
+        assert_eq!(annotate_path(out, Path::new("a/shot.png"), false), out);
+    }
 }

@@ -4,7 +4,8 @@
 use crate::engine::{Shape, SpawnRule};
 use crate::solver::registry::{self, Evaluation, OptionValues};
 use crate::solver::{Budget, Solver, SolverConfig};
-use anyhow::{bail, Context};
+use super::exit::UsageError;
+use anyhow::Context;
 use clap::Args;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -60,16 +61,18 @@ impl SolverArgs {
         self.evaluation()?;
         if let Some(d) = self.depth {
             if info.work.is_none() {
-                bail!(
+                return Err(UsageError(format!(
                     "--depth {d}: solver {} has no depth or work measure (it ignores budgets)",
                     info.name
-                );
+                ))
+                .into());
             }
             if info.name == "expectimax" && d > crate::solver::expectimax::MAX_DEPTH {
-                bail!(
+                return Err(UsageError(format!(
                     "--depth {d} is too deep for expectimax: at most {} (a deeper search would not finish; use --time-ms for a time budget)",
                     crate::solver::expectimax::MAX_DEPTH
-                );
+                ))
+                .into());
             }
         }
         Ok(())

@@ -26,7 +26,7 @@ pub enum FocusMode {
     Start,
     /// Re-activate the game through the window manager whenever it lost focus.
     Activate,
-    /// Click on the board (the point given to [`EnigoSink::set_click_point`]) whenever it lost focus.
+    /// Click on the middle of the board whenever it lost focus.
     Click,
     /// Never give focus; press only while the game has it.
     Never,

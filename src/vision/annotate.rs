@@ -1,7 +1,10 @@
 //! Draws a reading onto a copy of the image: the grid's outline, every cell's outline (green =
 //! read, red = unreadable) and its value and confidence (percent) in a small bitmap font, so a
-//! user sees what the bot saw.
-use super::Reading;
+//! user sees what the bot saw. When no board was found, [`annotate_search`] shows where the
+//! reader looked instead: the whole image is searched (red frame), and every pixel of a board
+//! colour of the profiles tried is painted magenta (no magenta: the game's board colour is in no
+//! profile, so calibrate one).
+use super::{Reading, Rgb};
 use image::{Rgba, RgbaImage};
 
 /// 3x5 bitmap font: digits, `?`, `%`, `.` (rows top to bottom, 3 bits each, MSB = left).
@@ -126,4 +129,55 @@ pub fn annotate(img: &RgbaImage, reading: &Reading) -> RgbaImage {
         }
     }
     out
+}
+
+/// Colour that marks pixels of a board colour in [`annotate_search`].
+pub const SEARCH_MARK: Rgba<u8> = Rgba([255, 0, 255, 255]);
+
+/// A copy of `img` showing where the reader looked for a board and found none: a red frame
+/// around the whole image (the area searched) and every pixel within tolerance of one of
+/// `board_colours` (colour, tolerance in 8-bit levels) painted [`SEARCH_MARK`].
+pub fn annotate_search(img: &RgbaImage, board_colours: &[(Rgb, u8)]) -> RgbaImage {
+    let mut out = img.clone();
+    for p in out.pixels_mut() {
+        let c = Rgb::from_rgba(p.0);
+        if board_colours.iter().any(|(b, tol)| c.dist(*b) <= *tol) {
+            *p = SEARCH_MARK;
+        }
+    }
+    let t = i64::from((img.width().min(img.height()) / 200).max(2));
+    draw_rect(
+        &mut out,
+        0,
+        0,
+        i64::from(img.width()),
+        i64::from(img.height()),
+        t,
+        Rgba([230, 0, 0, 255]),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_marks_board_coloured_pixels_and_frames_the_image() {
+        // 20x20: left half board colour #bbada0, right half page colour #faf8ef
+        let img = RgbaImage::from_fn(20, 20, |x, _| {
+            if x < 10 {
+                Rgba([0xbb, 0xad, 0xa0, 255])
+            } else {
+                Rgba([0xfa, 0xf8, 0xef, 255])
+            }
+        });
+        let out = annotate_search(&img, &[(Rgb::from_rgba([0xbb, 0xad, 0xa0, 255]), 8)]);
+        // inside the 2-pixel frame: left half marked, right half untouched
+        assert_eq!(*out.get_pixel(5, 10), SEARCH_MARK);
+        assert_eq!(*out.get_pixel(15, 10), Rgba([0xfa, 0xf8, 0xef, 255]));
+        // the frame
+        assert_eq!(*out.get_pixel(0, 10), Rgba([230, 0, 0, 255]));
+        assert_eq!(*out.get_pixel(19, 10), Rgba([230, 0, 0, 255]));
+    }
 }

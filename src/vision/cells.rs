@@ -280,7 +280,10 @@ pub(crate) fn read_cell(
         let problem = if foreign > 0.02 {
             CellProblem::Occluded { foreign }
         } else {
-            CellProblem::DigitsUnreadable { glyphs: gl.len() }
+            CellProblem::DigitsUnreadable {
+                glyphs: gl.len(),
+                values: tiles.iter().map(|e| e.0).collect(),
+            }
         };
         return CellOutcome::Unreadable {
             problem,
@@ -322,7 +325,10 @@ pub(crate) fn read_cell(
         let problem = if foreign > 0.02 {
             CellProblem::Occluded { foreign }
         } else {
-            CellProblem::DigitsUnreadable { glyphs: gl.len() }
+            CellProblem::DigitsUnreadable {
+                glyphs: gl.len(),
+                values: tiles.iter().map(|e| e.0).collect(),
+            }
         };
         return CellOutcome::Unreadable {
             problem,

@@ -98,7 +98,10 @@ pub(crate) fn read_cells(
                 .collect();
             scored.sort_by(|a, b| b.1.total_cmp(&a.1));
             match (scored.first(), scored.get(1)) {
-                (None, _) => pre.push(Pre::Bad(CellProblem::DigitsUnreadable { glyphs: gl.len() })),
+                (None, _) => pre.push(Pre::Bad(CellProblem::DigitsUnreadable {
+                    glyphs: gl.len(),
+                    values: Vec::new(),
+                })),
                 (Some(&(v, s)), second) => {
                     let mut conf =
                         ((s - SCORE_RANGE.0) / (SCORE_RANGE.1 - SCORE_RANGE.0)).clamp(0.0, 1.0);
@@ -137,7 +140,13 @@ pub(crate) fn read_cells(
         let (row, col) = (i / grid.cols, i % grid.cols);
         let outcome = match p {
             Pre::Plain(c) if empty.is_some_and(|e| e.dist(c) <= SAME_COLOUR) => Ok((0, 1.0)),
-            Pre::Plain(c) => Err((CellProblem::DigitsUnreadable { glyphs: 0 }, c)),
+            Pre::Plain(c) => Err((
+                CellProblem::DigitsUnreadable {
+                    glyphs: 0,
+                    values: Vec::new(),
+                },
+                c,
+            )),
             Pre::Text(v, conf) if conf >= MIN_CONFIDENCE => Ok((v, conf)),
             Pre::Text(_, conf) => {
                 cells.push(CellRead {
@@ -147,7 +156,10 @@ pub(crate) fn read_cells(
                 issues.push(CellIssue {
                     row,
                     col,
-                    problem: CellProblem::DigitsUnreadable { glyphs: 0 },
+                    problem: CellProblem::DigitsUnreadable {
+                        glyphs: 0,
+                        values: Vec::new(),
+                    },
                 });
                 continue;
             }

@@ -1,4 +1,5 @@
-//! Board labels: the text format of `../shared/corpus/**/*.txt` and of `bot2048 read`'s output.
+//! Board labels: the text format of the corpus labels (`tests/data/corpus/**/*.txt`,
+//! `../shared/corpus/**/*.txt`) and of `bot2048 read`'s output.
 //!
 //! One line per board row, cells separated by spaces: a tile value, `0` for an empty cell, `?`
 //! for a cell that cannot be seen. Lines starting with `#` are notes; blank lines are skipped.

@@ -29,7 +29,7 @@ pub mod profile;
 
 pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
-pub use profile::{Profile, ProfileError};
+pub use profile::{resolve, Profile, ProfileError, Resolved};
 
 use cells::{read_cell, CellOutcome};
 use glyph::TemplateSet;
@@ -48,6 +48,9 @@ const MIN_TRACK_SHARE: f32 = 0.6;
 pub enum ProfileChoice {
     /// Try every built-in profile and keep the one that reads the most cells.
     Auto,
+    /// Try these profiles and keep the one that reads the most cells, as `Auto` does (what
+    /// [`profile::resolve`] gives for `auto`: the built-ins plus the user's own profiles).
+    Among(Vec<Profile>),
     /// This profile only.
     Given(Profile),
 }
@@ -104,6 +107,10 @@ pub enum CellProblem {
     DigitsUnreadable {
         /// Glyphs found.
         glyphs: usize,
+        /// The values the profile paints on this background (empty when read without a
+        /// profile): the cell can only be one of them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        values: Vec<u32>,
     },
     /// Several values fit equally well.
     Ambiguous {
@@ -136,7 +143,7 @@ impl fmt::Display for CellProblem {
                     foreign * 100.0
                 )
             }
-            CellProblem::DigitsUnreadable { glyphs } => {
+            CellProblem::DigitsUnreadable { glyphs, .. } => {
                 write!(f, "tile colour but digits not recognised ({glyphs} glyphs)")
             }
             CellProblem::Ambiguous { values } => write!(f, "ambiguous between {values:?}"),
@@ -307,9 +314,13 @@ impl Reader {
     /// A reader for one profile, or for the best-fitting built-in one.
     pub fn new(choice: ProfileChoice) -> Reader {
         let fallback = builtin_templates();
-        let freeform = matches!(choice, ProfileChoice::Auto);
+        let freeform = matches!(choice, ProfileChoice::Auto | ProfileChoice::Among(_));
         let profiles = match choice {
             ProfileChoice::Given(p) => vec![Prepared::new(p, &fallback)],
+            ProfileChoice::Among(list) => list
+                .into_iter()
+                .map(|p| Prepared::new(p, &fallback))
+                .collect(),
             ProfileChoice::Auto => Profile::builtins()
                 .unwrap_or_default()
                 .into_iter()
@@ -322,6 +333,27 @@ impl Reader {
             freeform,
             all_templates: fallback,
         }
+    }
+
+    /// The board colours this reader searches an image for, with the profile name and the
+    /// tolerance (8-bit levels): each profile's board colour, and that colour under each overlay.
+    pub fn board_colours(&self) -> Vec<(String, Rgb, u8)> {
+        self.profiles
+            .iter()
+            .flat_map(|p| {
+                p.variants
+                    .iter()
+                    .map(|v| (p.profile.name.clone(), v.0, p.board_tolerance()))
+            })
+            .collect()
+    }
+
+    /// Names of the profiles this reader tries, in order.
+    pub fn profile_names(&self) -> Vec<String> {
+        self.profiles
+            .iter()
+            .map(|p| p.profile.name.clone())
+            .collect()
     }
 
     /// Forgets the remembered grid: the next read searches the whole image.
@@ -460,8 +492,9 @@ impl Reader {
 
 /// Makes a reading without a profile agree with a profile's reading of the same board: a cell
 /// the profile read must read the same; a cell whose colour the profile did not know, or saw
-/// covered, must not become empty (a dialog or a covered area is plain too). Such cells become
-/// unreadable.
+/// covered, must not become empty (a dialog or a covered area is plain too); a cell of a profile
+/// tile colour whose digits did not match can only be one of that colour's values or a larger
+/// value (a dialog over the "6" of a 64 leaves a "4"). Cells that clash become unreadable.
 fn overrule(free: &mut Reading, prof: &Reading) {
     if (free.grid.rows, free.grid.cols) != (prof.grid.rows, prof.grid.cols) {
         return;
@@ -470,19 +503,25 @@ fn overrule(free: &mut Reading, prof: &Reading) {
     for (i, (f, p)) in free.cells.iter_mut().zip(&prof.cells).enumerate() {
         let (row, col) = (i / cols, i % cols);
         let Some(v) = f.value else { continue };
-        let clash = match p.value {
-            Some(pv) => pv != v,
-            None => {
+        let problem = prof
+            .issues
+            .iter()
+            .find(|is| is.row == row && is.col == col)
+            .map(|is| &is.problem);
+        let clash = match (p.value, problem) {
+            (Some(pv), _) => pv != v,
+            // a covered cell, or a plain cell of an unknown colour, is no empty cell
+            (None, Some(CellProblem::Occluded { .. } | CellProblem::UnknownColour { .. })) => {
                 v == 0
-                    && prof.issues.iter().any(|is| {
-                        is.row == row
-                            && is.col == col
-                            && matches!(
-                                is.problem,
-                                CellProblem::UnknownColour { .. } | CellProblem::Occluded { .. }
-                            )
-                    })
             }
+            // the background is a tile colour of the profile: only its values are possible, or
+            // a larger one sharing the colour of the profile's largest (a dialog over the "6"
+            // of a 64 leaves a "4")
+            (None, Some(CellProblem::DigitsUnreadable { values, .. })) => values
+                .iter()
+                .max()
+                .is_some_and(|&top| v < top && !values.contains(&v)),
+            (None, _) => false,
         };
         if clash {
             let problem = prof

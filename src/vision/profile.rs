@@ -6,9 +6,9 @@
 //! templates learned from the game's own font. The built-in profiles are embedded with
 //! `include_str!`, so the binary needs no files; they were made with `bot2048 calibrate`.
 use super::colour::Rgb;
-use super::BoardStatus;
+use super::{BoardStatus, ProfileChoice};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Side of a glyph template bitmap in pixels (templates are `GLYPH_SIZE x GLYPH_SIZE`).
 pub const GLYPH_SIZE: usize = 24;
@@ -36,17 +36,190 @@ pub fn is_plain_name(s: &str) -> bool {
 }
 
 /// Directory of the user's own profiles: `$BOT2048_PROFILES`, else
-/// `$XDG_CONFIG_HOME/bot2048/profiles`, else `$HOME/.config/bot2048/profiles`.
-/// `bot2048 calibrate` writes there by default and `--profile NAME` looks there after the
-/// built-in names.
-pub fn user_dir() -> Option<std::path::PathBuf> {
-    if let Some(d) = std::env::var_os("BOT2048_PROFILES") {
+/// `$XDG_CONFIG_HOME/bot2048/profiles`, else `$HOME/.config/bot2048/profiles` (empty or relative
+/// `XDG_CONFIG_HOME` is ignored, as the XDG spec says). `bot2048 calibrate` writes there by
+/// default and `--profile NAME` looks there after the built-in names (see [`resolve`]).
+pub fn user_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("BOT2048_PROFILES").filter(|d| !d.is_empty()) {
         return Some(d.into());
     }
-    if let Some(d) = std::env::var_os("XDG_CONFIG_HOME") {
+    if let Some(d) = std::env::var_os("XDG_CONFIG_HOME").filter(|d| Path::new(d).is_absolute()) {
         return Some(Path::new(&d).join("bot2048/profiles"));
     }
-    std::env::var_os("HOME").map(|h| Path::new(&h).join(".config/bot2048/profiles"))
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(&h).join(".config/bot2048/profiles"))
+}
+
+/// Whether `name` is one of the built-in profile names.
+pub fn is_builtin(name: &str) -> bool {
+    BUILTIN.iter().any(|(n, _)| *n == name)
+}
+
+/// Where a resolved `--profile` came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProfileOrigin {
+    /// `auto`: every built-in profile and every valid user profile, the best fit wins.
+    Auto,
+    /// A built-in profile, by name.
+    Builtin(String),
+    /// `<user profile dir>/NAME.toml`, by name.
+    User(PathBuf),
+    /// A TOML file given by path.
+    File(PathBuf),
+}
+
+impl std::fmt::Display for ProfileOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProfileOrigin::Auto => f.write_str("auto (built-in and user profiles)"),
+            ProfileOrigin::Builtin(n) => write!(f, "built-in profile {n}"),
+            ProfileOrigin::User(p) => write!(f, "user profile {}", p.display()),
+            ProfileOrigin::File(p) => write!(f, "profile file {}", p.display()),
+        }
+    }
+}
+
+/// A `--profile` argument resolved by [`resolve`]: what to read with, where it came from, and
+/// warnings for the user (print them; they never stop the run).
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The profile(s) for [`super::Reader::new`].
+    pub choice: ProfileChoice,
+    /// Where it came from.
+    pub origin: ProfileOrigin,
+    /// Things the user should know: a user profile shadowed by a built-in name, a user profile
+    /// that failed to load under `auto`, a file whose `name` differs from its file name.
+    pub warnings: Vec<String>,
+}
+
+/// Resolves a `--profile` argument the same way for every subcommand:
+///
+/// 1. `auto`: every built-in profile plus every valid `*.toml` in the user profile directory
+///    ([`user_dir`]); the best fit wins (see [`super::Reader::read`]); broken user files are
+///    skipped with a warning.
+/// 2. a built-in name (`gnome-2048`, `2048-qt`, `web-2048`): always the built-in one; a user file
+///    of the same name is ignored, with a warning saying so.
+/// 3. a plain name (letters, digits, `-`, `_`, `.`) with `<user profile dir>/NAME.toml`.
+/// 4. a path to a TOML file.
+///
+/// # Errors
+/// [`ProfileError::NotFound`] (the message lists the built-in and user profile names),
+/// or the error of loading the file (`Io`, `TooLarge`, `Parse`, `Invalid`).
+pub fn resolve(spec: &str) -> Result<Resolved, ProfileError> {
+    resolve_in(spec, user_dir().as_deref())
+}
+
+/// [`resolve`] with the user profile directory given (`None`: there is none).
+///
+/// # Errors
+/// As [`resolve`].
+pub fn resolve_in(spec: &str, user: Option<&Path>) -> Result<Resolved, ProfileError> {
+    let mut warnings = Vec::new();
+    let user_file = |name: &str| {
+        user.map(|d| d.join(format!("{name}.toml")))
+            .filter(|p| p.is_file())
+    };
+    if spec == "auto" {
+        let mut profiles = Profile::builtins()?;
+        for path in user_profiles(user) {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if is_builtin(&stem) {
+                warnings.push(shadow_warning(&stem, &path));
+                continue;
+            }
+            match Profile::load_file(&path) {
+                Ok(p) => profiles.push(p),
+                Err(e) => warnings.push(format!("skipped: {e}")),
+            }
+        }
+        return Ok(Resolved {
+            choice: ProfileChoice::Among(profiles),
+            origin: ProfileOrigin::Auto,
+            warnings,
+        });
+    }
+    if let Some((n, text)) = BUILTIN.iter().find(|(n, _)| *n == spec) {
+        if let Some(p) = user_file(n) {
+            warnings.push(shadow_warning(n, &p));
+        }
+        return Ok(Resolved {
+            choice: ProfileChoice::Given(Profile::parse(text, n)?),
+            origin: ProfileOrigin::Builtin(n.to_string()),
+            warnings,
+        });
+    }
+    if is_plain_name(spec) {
+        if let Some(p) = user_file(spec) {
+            let profile = Profile::load_file(&p)?;
+            if profile.name != spec {
+                warnings.push(format!(
+                    "{} calls itself {:?}: readings will name that profile",
+                    p.display(),
+                    profile.name
+                ));
+            }
+            return Ok(Resolved {
+                choice: ProfileChoice::Given(profile),
+                origin: ProfileOrigin::User(p),
+                warnings,
+            });
+        }
+    }
+    let path = Path::new(spec);
+    if !path.is_file() {
+        let mut known: Vec<String> = Profile::builtin_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        known.extend(
+            user_profiles(user)
+                .iter()
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .filter(|s| !is_builtin(s)),
+        );
+        return Err(ProfileError::NotFound {
+            name: spec.to_string(),
+            builtins: known.join(", "),
+            user_dir: user.map_or_else(|| "none".into(), |d| d.display().to_string()),
+        });
+    }
+    Ok(Resolved {
+        choice: ProfileChoice::Given(Profile::load_file(path)?),
+        origin: ProfileOrigin::File(path.to_path_buf()),
+        warnings,
+    })
+}
+
+fn shadow_warning(name: &str, path: &Path) -> String {
+    format!(
+        "{} is ignored: {name} is a built-in profile name and --profile {name} means the built-in \
+         one; rename the file (and its `name`) to use it",
+        path.display()
+    )
+}
+
+/// The `*.toml` files of the user profile directory, sorted by name (none when it is missing).
+pub fn user_profiles(user: Option<&Path>) -> Vec<PathBuf> {
+    let Some(dir) = user else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "toml")
+                && p.file_stem()
+                    .is_some_and(|s| is_plain_name(&s.to_string_lossy()))
+                && p.is_file()
+        })
+        .collect();
+    v.sort();
+    v
 }
 
 /// A calibration profile (see `calibration/README.md` for every key, unit and default).
@@ -214,13 +387,15 @@ impl GlyphTemplate {
 /// Errors of loading a profile.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
-    /// Neither a built-in name nor an existing file.
-    #[error("no profile {name:?}: not a built-in profile ({builtins}) and no such file")]
+    /// Neither a built-in name, nor a user profile, nor an existing file.
+    #[error("no profile {name:?}: not a known profile ({builtins}; user profiles in {user_dir}) and no such file")]
     NotFound {
         /// What was asked for.
         name: String,
-        /// The built-in names, comma-separated.
+        /// The built-in and user profile names, comma-separated.
         builtins: String,
+        /// The user profile directory searched, or "none".
+        user_dir: String,
     },
     /// The file could not be read.
     #[error("cannot read profile {path}: {source}")]
@@ -277,30 +452,20 @@ impl Profile {
             .collect()
     }
 
-    /// Loads a built-in profile by name, or else a TOML file by path.
+    /// Loads one profile by name or path, as [`resolve`] does (warnings dropped); `auto` is not
+    /// one profile and is refused as not found.
     ///
     /// # Errors
     /// [`ProfileError::NotFound`], `Io`, `TooLarge`, `Parse` or `Invalid`.
     pub fn load(name_or_path: &str) -> Result<Profile, ProfileError> {
-        if let Some((n, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return Profile::parse(text, n);
-        }
-        if is_plain_name(name_or_path) {
-            if let Some(dir) = user_dir() {
-                let p = dir.join(format!("{name_or_path}.toml"));
-                if p.is_file() {
-                    return Profile::load_file(&p);
-                }
-            }
-        }
-        let path = Path::new(name_or_path);
-        if !path.exists() {
-            return Err(ProfileError::NotFound {
+        match resolve(name_or_path)?.choice {
+            ProfileChoice::Given(p) => Ok(p),
+            _ => Err(ProfileError::NotFound {
                 name: name_or_path.to_string(),
                 builtins: Profile::builtin_names().join(", "),
-            });
+                user_dir: "(auto is not one profile)".into(),
+            }),
         }
-        Profile::load_file(path)
     }
 
     /// Loads a TOML profile file.
@@ -457,6 +622,63 @@ mod tests {
         for p in Profile::builtins().unwrap() {
             assert!(Profile::builtin_names().contains(&p.name.as_str()));
         }
+    }
+
+    /// A small valid profile named `name`.
+    fn tiny(name: &str) -> String {
+        format!("name = \"{name}\"\n[board]\ncolour = \"#102030\"\n")
+    }
+
+    #[test]
+    fn resolve_order_builtin_user_path_and_auto() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("profiles");
+        std::fs::create_dir(&user).unwrap();
+        std::fs::write(user.join("mine.toml"), tiny("mine")).unwrap();
+        // a user file with a built-in's name: never used, always warned about
+        std::fs::write(user.join("web-2048.toml"), tiny("web-2048")).unwrap();
+        std::fs::write(user.join("broken.toml"), "name = ").unwrap();
+
+        let r = resolve_in("web-2048", Some(&user)).unwrap();
+        assert_eq!(r.origin, ProfileOrigin::Builtin("web-2048".into()));
+        match &r.choice {
+            // the built-in has tiles; the user's copy has none
+            ProfileChoice::Given(p) => assert!(!p.tiles.is_empty()),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+        assert!(r.warnings[0].contains("web-2048.toml is ignored"));
+
+        let r = resolve_in("mine", Some(&user)).unwrap();
+        assert_eq!(r.origin, ProfileOrigin::User(user.join("mine.toml")));
+        assert!(r.warnings.is_empty());
+
+        let path = user.join("mine.toml");
+        let r = resolve_in(path.to_str().unwrap(), None).unwrap();
+        assert_eq!(r.origin, ProfileOrigin::File(path.clone()));
+
+        let r = resolve_in("auto", Some(&user)).unwrap();
+        assert_eq!(r.origin, ProfileOrigin::Auto);
+        match &r.choice {
+            ProfileChoice::Among(list) => {
+                let names: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+                assert_eq!(names, ["gnome-2048", "2048-qt", "web-2048", "mine"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // broken.toml skipped, web-2048.toml shadowed: two warnings
+        assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+
+        let e = resolve_in("nope", Some(&user)).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, ProfileError::NotFound { .. }));
+        assert!(text.contains("web-2048") && text.contains("mine"), "{text}");
+        assert!(matches!(
+            resolve_in("broken", Some(&user)).unwrap_err(),
+            ProfileError::Parse { .. }
+        ));
+        // no user directory at all: built-ins and paths still work
+        assert!(resolve_in("2048-qt", None).unwrap().warnings.is_empty());
     }
 
     #[test]
