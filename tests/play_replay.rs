@@ -8,7 +8,7 @@
 //! Independent facts used below: the last frame shows, by eye, `8 4 0 0 / 8 2 0 0 / 4 2 0 0 /
 //! 4 2 0 0`, and the game's own score display reads 36 on it (0 on the first frame).
 use bot2048::capture::ReplaySource;
-use bot2048::engine::{AnyBoard, Board, Move, Shape};
+use bot2048::engine::{AnyBoard, Board, Move, Position, Shape};
 use bot2048::input::RecordingSink;
 use bot2048::play::{play, PlayConfig, ReplayGame, StopReason};
 use bot2048::solver::{Budget, Decision, Solver, SolverError};
@@ -56,6 +56,11 @@ impl Solver for Scripted {
     }
 }
 
+/// The loop's solver maker for the scripted solver (any shape asked for gets it).
+fn scripted() -> impl FnMut(Shape) -> Result<Box<dyn Solver>, SolverError> {
+    |_| Ok(Box::new(Scripted::load()))
+}
+
 /// A decision for `best` alone (value 1 for it, no search).
 fn decision(best: Option<Move>) -> Decision {
     let mut values = [None; 4];
@@ -98,8 +103,7 @@ fn run(
         keys: sink,
     };
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
-    let mut solver = Scripted::load();
-    let s = play(&mut game, &mut reader, &mut solver, &cfg);
+    let s = play(&mut game, &mut reader, &mut scripted(), &cfg);
     (s, game.keys.keys)
 }
 
@@ -240,8 +244,12 @@ fn a_record_directory_replays() {
         keys: RecordingSink::default(),
     };
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
-    let mut solver = Scripted::load();
-    let again = play(&mut game, &mut reader, &mut solver, &PlayConfig::default());
+    let again = play(
+        &mut game,
+        &mut reader,
+        &mut scripted(),
+        &PlayConfig::default(),
+    );
     assert_eq!(again.moves, 6);
     assert_eq!(again.final_board, s.final_board);
     assert_eq!(again.desyncs, 0);
@@ -275,7 +283,7 @@ fn a_dropped_key_after_an_early_frame_is_pressed_again_once_the_board_holds_stil
             keys: RecordingSink::default(),
         };
         let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
-        let s = play(&mut game, &mut reader, &mut Scripted::load(), &cfg);
+        let s = play(&mut game, &mut reader, &mut scripted(), &cfg);
         (s, game.keys.keys)
     };
     let early = PlayConfig::default();
@@ -349,7 +357,7 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     let end = advise(
         &mut src,
         &mut reader,
-        &mut Scripted::load(),
+        &mut scripted(),
         &AdviseConfig::default(),
         &mut |a| {
             boards.push(a.board);
@@ -361,20 +369,21 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     assert_eq!(boards.len(), 13, "one piece of advice per board");
     // each board is the one before after the user's key plus one new 2 or 4 (engine, not reader)
     for i in 0..12 {
+        assert_eq!(boards[i].shape(), Shape::FOUR);
         let after = boards[i].apply(KEYS[i]).unwrap().0;
-        let next = boards[i + 1].to_values();
-        let a = after.to_values();
-        let new: Vec<u32> = (0..16)
-            .filter(|&k| a[k / 4][k % 4] != next[k / 4][k % 4])
+        let next = boards[i + 1].exponents();
+        let a = after.exponents();
+        let new: Vec<u8> = (0..16)
+            .filter(|&k| a[k] != next[k])
             .map(|k| {
-                assert_eq!(a[k / 4][k % 4], 0, "only an empty cell changes");
-                next[k / 4][k % 4]
+                assert_eq!(a[k], 0, "only an empty cell changes");
+                next[k]
             })
             .collect();
-        assert!(new == [2] || new == [4], "board {i}: {new:?}");
+        assert!(new == [1] || new == [2], "board {i}: exponents {new:?}");
     }
     assert_eq!(
-        boards[12].to_values(),
+        boards[12].rows(),
         [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]],
         "the last frame, by eye"
     );
@@ -400,13 +409,9 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
         ..AdviseConfig::default()
     };
     let mut n = 0;
-    let end = advise(
-        &mut blank,
-        &mut reader,
-        &mut Scripted::load(),
-        &cfg,
-        &mut |_| n += 1,
-    )
+    let end = advise(&mut blank, &mut reader, &mut scripted(), &cfg, &mut |_| {
+        n += 1
+    })
     .unwrap();
     assert!(matches!(end, AdviseEnd::Unreadable(_)), "{end:?}");
     assert_eq!(n, 0);
@@ -420,7 +425,7 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     let end = advise(
         &mut slideshow(&[0, 1, 2, 3, 4]),
         &mut reader,
-        &mut Scripted::load(),
+        &mut scripted(),
         &cfg,
         &mut |_| n += 1,
     )
@@ -521,7 +526,12 @@ fn run_gnome_win(on_win: bot2048::play::OnWin) -> (bot2048::play::Summary, Dialo
         on_win,
         ..PlayConfig::default()
     };
-    let s = play(&mut game, &mut reader, &mut RightThenAnyLegal, &cfg);
+    let s = play(
+        &mut game,
+        &mut reader,
+        &mut |_| Ok(Box::new(RightThenAnyLegal)),
+        &cfg,
+    );
     (s, game)
 }
 
