@@ -1,10 +1,10 @@
 //! One move's verification as a state machine: press, wait, re-read, accept, press again, or give
 //! up. Pure: [`MoveStep::on`] takes what the driver observed ([`Event`]: "the key was pressed",
 //! "the settle timed out", "a settled frame read as the old board", …) and moves to the next
-//! [`State`]; the driver ([`super::turn`]) presses, settles and reads as the state says. No
+//! [`State`]; the driver (`play::turn`) presses, settles and reads as the state says. No
 //! frames, clocks or sleeps here, so every path is unit-tested with plain values.
 //!
-//! The rules (measured on the real games, see [`super::turn`]):
+//! The rules (as measured on the real games, see the project notes):
 //! - afterstate + one new 2/4 (`Spawned`): the move counts;
 //! - the old board on the very pixels of the reference frame (the frame before the key): the key
 //!   was dropped (gnome-2048 drops keys while animating): press again, at most `key_retries`
