@@ -23,6 +23,8 @@
 #                       e.g. SEED="1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"
 #   SEED_SCORE=N        the score shown with SEED (default 0)
 #   GNOME_SPEED=MS      gnome-2048 animation speed in ms (GSettings animations-speed, default 130)
+#   SIZE=N | RxC        board size of a fresh gnome-2048 game (its --size; default 4): e.g. SIZE=5,
+#                       SIZE=5x5, SIZE=3x3 (gnome-2048 takes 1-9 a side; bot2048 reads 3-9)
 #
 # Why each step (measured on this kind of machine):
 #  * xcap's window list needs an EWMH window manager (_NET_CLIENT_LIST_STACKING): openbox.
@@ -140,7 +142,7 @@ start_gnome() {
   if [[ -n "${GNOME_SPEED:-}" ]]; then
     env "${env[@]}" gsettings set org.gnome.TwentyFortyEight animations-speed "$GNOME_SPEED"
   fi
-  local args=(--size 4)
+  local args=(--size "${SIZE:-4}")
   if [[ -n "${SEED:-}" ]]; then
     { echo "4 4"; seed_rows; echo "${SEED_SCORE:-0}"; } > "$data/gnome-2048/saved"
     args=()

@@ -7,39 +7,42 @@
 //!
 //! Independent facts used below: the last frame shows, by eye, `8 4 0 0 / 8 2 0 0 / 4 2 0 0 /
 //! 4 2 0 0`, and the game's own score display reads 36 on it (0 on the first frame).
+//!
+//! `tests/data/replay-gnome-5x5/` holds 11 frames of a real gnome-2048 game on a 5x5 board
+//! (`scripts/games.sh` with `SIZE=5x5`, then `bot2048 play --record DIR --max-moves 15`; the first
+//! 10 moves kept), each labelled by eye below ([`GNOME_5X5`]).
 use bot2048::capture::ReplaySource;
-use bot2048::engine::{AnyBoard, Board, Move, Shape};
+use bot2048::engine::{AnyBoard, Move, Position, Shape};
 use bot2048::input::RecordingSink;
 use bot2048::play::{play, PlayConfig, ReplayGame, StopReason};
 use bot2048::solver::{Budget, Decision, Solver, SolverError};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 fn data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/replay-2048-qt")
 }
 
-/// Replays the moves recorded in log.jsonl, looked up by board.
-struct Scripted(HashMap<Board, Move>);
+/// Replays the moves recorded in a `log.jsonl`, looked up by board (of the log's own shape).
+struct Scripted {
+    shape: Shape,
+    moves: HashMap<AnyBoard, Move>,
+}
 
 impl Scripted {
-    fn load() -> Scripted {
-        let text = std::fs::read_to_string(data().join("log.jsonl")).unwrap();
-        let mut map = HashMap::new();
+    fn load(dir: &Path) -> Scripted {
+        let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+        let mut moves = HashMap::new();
         for line in text.lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let mut g = [[0u32; 4]; 4];
-            for r in 0..4 {
-                for c in 0..4 {
-                    g[r][c] = v["read"][r][c].as_u64().unwrap() as u32;
-                }
-            }
+            let rows: Vec<Vec<u64>> = serde_json::from_value(v["read"].clone()).unwrap();
             let m: Move = v["chosen"].as_str().unwrap().parse().unwrap();
-            map.insert(Board::from_values(g).unwrap(), m);
+            moves.insert(AnyBoard::from_rows(&rows).unwrap(), m);
         }
-        Scripted(map)
+        let shape = moves.keys().next().unwrap().shape();
+        Scripted { shape, moves }
     }
 }
 
@@ -48,12 +51,27 @@ impl Solver for Scripted {
         "scripted"
     }
     fn shape(&self) -> Shape {
-        Shape::FOUR
+        self.shape
     }
     fn decide(&mut self, board: &AnyBoard, _: &Budget) -> Result<Decision, SolverError> {
-        let board = board.as_four().expect("4x4 replays");
-        Ok(decision(self.0.get(&board).copied()))
+        if board.shape() != self.shape {
+            return Err(SolverError::WrongShape {
+                solver: self.shape,
+                board: board.shape(),
+            });
+        }
+        Ok(decision(self.moves.get(board).copied()))
     }
+}
+
+/// The loop's solver maker for the moves recorded in `dir`.
+fn scripted_from(dir: PathBuf) -> impl FnMut(Shape) -> Result<Box<dyn Solver>, SolverError> {
+    move |_| Ok(Box::new(Scripted::load(&dir)))
+}
+
+/// The loop's solver maker for the 2048-qt recording.
+fn scripted() -> impl FnMut(Shape) -> Result<Box<dyn Solver>, SolverError> {
+    scripted_from(data())
 }
 
 /// A decision for `best` alone (value 1 for it, no search).
@@ -98,8 +116,7 @@ fn run(
         keys: sink,
     };
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
-    let mut solver = Scripted::load();
-    let s = play(&mut game, &mut reader, &mut solver, &cfg);
+    let s = play(&mut game, &mut reader, &mut scripted(), &cfg);
     (s, game.keys.keys)
 }
 
@@ -240,8 +257,12 @@ fn a_record_directory_replays() {
         keys: RecordingSink::default(),
     };
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
-    let mut solver = Scripted::load();
-    let again = play(&mut game, &mut reader, &mut solver, &PlayConfig::default());
+    let again = play(
+        &mut game,
+        &mut reader,
+        &mut scripted(),
+        &PlayConfig::default(),
+    );
     assert_eq!(again.moves, 6);
     assert_eq!(again.final_board, s.final_board);
     assert_eq!(again.desyncs, 0);
@@ -275,7 +296,7 @@ fn a_dropped_key_after_an_early_frame_is_pressed_again_once_the_board_holds_stil
             keys: RecordingSink::default(),
         };
         let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
-        let s = play(&mut game, &mut reader, &mut Scripted::load(), &cfg);
+        let s = play(&mut game, &mut reader, &mut scripted(), &cfg);
         (s, game.keys.keys)
     };
     let early = PlayConfig::default();
@@ -349,7 +370,7 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     let end = advise(
         &mut src,
         &mut reader,
-        &mut Scripted::load(),
+        &mut scripted(),
         &AdviseConfig::default(),
         &mut |a| {
             boards.push(a.board);
@@ -361,20 +382,21 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     assert_eq!(boards.len(), 13, "one piece of advice per board");
     // each board is the one before after the user's key plus one new 2 or 4 (engine, not reader)
     for i in 0..12 {
+        assert_eq!(boards[i].shape(), Shape::FOUR);
         let after = boards[i].apply(KEYS[i]).unwrap().0;
-        let next = boards[i + 1].to_values();
-        let a = after.to_values();
-        let new: Vec<u32> = (0..16)
-            .filter(|&k| a[k / 4][k % 4] != next[k / 4][k % 4])
+        let next = boards[i + 1].exponents();
+        let a = after.exponents();
+        let new: Vec<u8> = (0..16)
+            .filter(|&k| a[k] != next[k])
             .map(|k| {
-                assert_eq!(a[k / 4][k % 4], 0, "only an empty cell changes");
-                next[k / 4][k % 4]
+                assert_eq!(a[k], 0, "only an empty cell changes");
+                next[k]
             })
             .collect();
-        assert!(new == [2] || new == [4], "board {i}: {new:?}");
+        assert!(new == [1] || new == [2], "board {i}: exponents {new:?}");
     }
     assert_eq!(
-        boards[12].to_values(),
+        boards[12].rows(),
         [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]],
         "the last frame, by eye"
     );
@@ -400,13 +422,9 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
         ..AdviseConfig::default()
     };
     let mut n = 0;
-    let end = advise(
-        &mut blank,
-        &mut reader,
-        &mut Scripted::load(),
-        &cfg,
-        &mut |_| n += 1,
-    )
+    let end = advise(&mut blank, &mut reader, &mut scripted(), &cfg, &mut |_| {
+        n += 1
+    })
     .unwrap();
     assert!(matches!(end, AdviseEnd::Unreadable(_)), "{end:?}");
     assert_eq!(n, 0);
@@ -420,7 +438,7 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
     let end = advise(
         &mut slideshow(&[0, 1, 2, 3, 4]),
         &mut reader,
-        &mut Scripted::load(),
+        &mut scripted(),
         &cfg,
         &mut |_| n += 1,
     )
@@ -521,7 +539,12 @@ fn run_gnome_win(on_win: bot2048::play::OnWin) -> (bot2048::play::Summary, Dialo
         on_win,
         ..PlayConfig::default()
     };
-    let s = play(&mut game, &mut reader, &mut RightThenAnyLegal, &cfg);
+    let s = play(
+        &mut game,
+        &mut reader,
+        &mut |_| Ok(Box::new(RightThenAnyLegal)),
+        &cfg,
+    );
     (s, game)
 }
 
@@ -559,4 +582,236 @@ fn on_win_continue_closes_the_win_dialog_and_verifies_the_board_under_it() {
     assert_eq!(game.keys.keys[0], Move::Right);
     assert_eq!(game.keys.keys.len(), 2, "{:?}", game.keys.keys);
     assert_eq!(s.stop_reason, StopReason::EndOfReplay);
+}
+
+fn gnome_5x5() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/replay-gnome-5x5")
+}
+
+/// The boards of `tests/data/replay-gnome-5x5/frames/0000NN.png`, read by eye from each image,
+/// with the score gnome-2048 shows in its header bar on that frame.
+const GNOME_5X5: [([[u64; 5]; 5], u64); 11] = [
+    (
+        [[0, 0, 2, 0, 0], [0, 0, 0, 2, 0], [0; 5], [0; 5], [0; 5]],
+        0,
+    ),
+    (
+        [
+            [2, 0, 0, 0, 0],
+            [2, 0, 0, 0, 0],
+            [0, 0, 0, 2, 0],
+            [0; 5],
+            [0; 5],
+        ],
+        0,
+    ),
+    (
+        [
+            [2, 0, 0, 0, 0],
+            [2, 0, 0, 0, 0],
+            [2, 0, 2, 0, 0],
+            [0; 5],
+            [0; 5],
+        ],
+        0,
+    ),
+    (
+        [[0; 5], [0; 5], [0; 5], [2, 0, 0, 0, 0], [4, 0, 2, 0, 2]],
+        4,
+    ),
+    (
+        [[2, 0, 2, 0, 2], [4, 0, 2, 0, 0], [0; 5], [0; 5], [0; 5]],
+        4,
+    ),
+    (
+        [
+            [0, 0, 0, 2, 4],
+            [0, 0, 0, 4, 2],
+            [0; 5],
+            [0, 0, 2, 0, 0],
+            [0; 5],
+        ],
+        8,
+    ),
+    (
+        [
+            [0, 0, 2, 2, 4],
+            [0, 0, 0, 4, 2],
+            [0; 5],
+            [0, 0, 0, 2, 0],
+            [0; 5],
+        ],
+        8,
+    ),
+    (
+        [
+            [0; 5],
+            [0, 0, 2, 0, 0],
+            [0, 0, 0, 2, 0],
+            [0, 0, 0, 4, 4],
+            [0, 0, 2, 2, 2],
+        ],
+        8,
+    ),
+    (
+        [
+            [0, 0, 4, 2, 4],
+            [0, 0, 0, 4, 2],
+            [0, 0, 0, 2, 0],
+            [0, 0, 0, 2, 0],
+            [0; 5],
+        ],
+        12,
+    ),
+    (
+        [
+            [0, 0, 4, 2, 4],
+            [0, 0, 0, 4, 2],
+            [0, 0, 0, 0, 2],
+            [0, 0, 2, 0, 2],
+            [0; 5],
+        ],
+        12,
+    ),
+    (
+        [
+            [0; 5],
+            [0, 0, 0, 0, 2],
+            [0, 0, 0, 0, 4],
+            [0, 0, 4, 2, 2],
+            [0, 0, 2, 4, 4],
+        ],
+        16,
+    ),
+];
+
+/// The key between each pair of frames above, worked out by hand from the two boards (e.g.
+/// frame 2 -> 3: column 0 `2 2 2 0 0` went down to `0 0 0 2 4`, the score display +4).
+const GNOME_5X5_KEYS: [Move; 10] = [
+    Move::Left,
+    Move::Left,
+    Move::Down,
+    Move::Up,
+    Move::Right,
+    Move::Up,
+    Move::Down,
+    Move::Up,
+    Move::Right,
+    Move::Down,
+];
+
+fn gnome_reader() -> Reader {
+    Reader::new(ProfileChoice::Given(Profile::load("gnome-2048").unwrap()))
+}
+
+#[test]
+fn a_5x5_gnome_game_replays_on_its_own_shape_with_the_solver_built_for_it() {
+    let dir = gnome_5x5();
+    let rec = tempfile::tempdir().unwrap();
+    let cfg = PlayConfig {
+        record: Some(rec.path().join("rec")),
+        ..PlayConfig::default()
+    };
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_dir(&dir).unwrap(),
+        keys: RecordingSink::default(),
+    };
+    let mut asked = Vec::new();
+    let mut solver_for = |shape: Shape| -> Result<Box<dyn Solver>, SolverError> {
+        asked.push(shape);
+        Ok(Box::new(Scripted::load(&dir)))
+    };
+    let s = play(&mut game, &mut gnome_reader(), &mut solver_for, &cfg);
+    assert_eq!(
+        asked,
+        [Shape::new(5, 5).unwrap()],
+        "built once, for the start board"
+    );
+    assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+    assert_eq!((s.moves, s.desyncs, s.retries), (10, 0, 0));
+    assert_eq!(s.score, GNOME_5X5[10].1, "the game's own score display");
+    assert_eq!(s.final_board, GNOME_5X5[10].0);
+    assert_eq!(s.max_tile, 4);
+    assert!(s.final_read_matches);
+    let j = serde_json::to_value(&s).unwrap();
+    assert_eq!(j["shape"], "5x5");
+    assert_eq!(j["final_board"][4], serde_json::json!([0, 0, 2, 4, 4]));
+    // the 10 keys between the frames, then the one chosen on the last frame (no frame after it)
+    assert_eq!(&game.keys.keys[..10], &GNOME_5X5_KEYS);
+    assert_eq!(game.keys.keys.len(), 11);
+    // the replay's own recording: one line per frame, each read as labelled by eye
+    let log = std::fs::read_to_string(rec.path().join("rec/log.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 11);
+    for (i, (line, (board, _))) in lines.iter().zip(GNOME_5X5).enumerate() {
+        assert_eq!(line["read"], serde_json::json!(board), "frame {i}");
+    }
+}
+
+#[test]
+fn a_solver_that_cannot_play_the_boards_shape_stops_the_loop_before_any_key() {
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_dir(&gnome_5x5()).unwrap(),
+        keys: RecordingSink::default(),
+    };
+    let mut refuse = |shape: Shape| -> Result<Box<dyn Solver>, SolverError> {
+        Err(SolverError::Unsupported {
+            solver: "4x4-only".into(),
+            shape,
+            why: "it plays 4x4 only".into(),
+        })
+    };
+    let s = play(
+        &mut game,
+        &mut gnome_reader(),
+        &mut refuse,
+        &PlayConfig::default(),
+    );
+    assert_eq!(s.stop_reason, StopReason::Error, "{s:?}");
+    assert!(s.message.contains("5x5"), "{}", s.message);
+    assert!(game.keys.keys.is_empty());
+    assert_eq!(s.final_board, GNOME_5X5[0].0, "the start board was read");
+}
+
+#[test]
+fn advise_on_a_5x5_game_builds_its_solver_for_5x5_and_advises_on_each_board() {
+    use bot2048::play::advise::{advise, AdviseConfig, AdviseEnd};
+    let dir = gnome_5x5();
+    let mut src = Slideshow {
+        images: (0..=10)
+            .map(|i| {
+                let p = dir.join("frames").join(format!("{i:06}.png"));
+                image::open(p).unwrap().to_rgba8()
+            })
+            .collect(),
+        calls: 12,
+        served: 0,
+        clock: std::time::Instant::now(),
+    };
+    let mut asked = Vec::new();
+    let mut solver_for = |shape: Shape| -> Result<Box<dyn Solver>, SolverError> {
+        asked.push(shape);
+        Ok(Box::new(Scripted::load(&dir)))
+    };
+    let mut boards = Vec::new();
+    let end = advise(
+        &mut src,
+        &mut gnome_reader(),
+        &mut solver_for,
+        &AdviseConfig::default(),
+        &mut |a| boards.push((a.board.rows(), a.decision.best)),
+    )
+    .unwrap();
+    assert_eq!(end, AdviseEnd::EndOfReplay);
+    assert_eq!(asked, [Shape::new(5, 5).unwrap()]);
+    assert_eq!(boards.len(), 11);
+    for (i, (rows, best)) in boards.iter().enumerate() {
+        assert_eq!(*rows, GNOME_5X5[i].0, "frame {i}");
+        if i < 10 {
+            assert_eq!(*best, Some(GNOME_5X5_KEYS[i]), "frame {i}");
+        }
+    }
 }

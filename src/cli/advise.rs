@@ -3,9 +3,9 @@
 //!
 //! Exit codes: 0 = stopped (Ctrl-C, `--once`, `--max-boards`, the window closed); 1 = setup errors
 //! (no display, window not found, unknown solver or profile); 4 = the board could not be read
-//! with `--once`.
+//! with `--once`, or the solver cannot play the board's shape.
 use crate::capture::{FrameSource, RegionSource, WindowSource};
-use crate::engine::Move;
+use crate::engine::{Move, Position};
 use crate::play::advise::{advise, Advice, AdviseConfig, AdviseEnd};
 use anyhow::Context;
 use clap::Args;
@@ -17,7 +17,8 @@ pub struct AdviseArgs {
     /// Which game and how to read and solve it (`--window` or `--region`).
     #[command(flatten)]
     pub target: super::play::TargetArgs,
-    /// Print one line of JSON per board (`board`, `best`, `values` by up/down/left/right).
+    /// Print one line of JSON per board (`board` as rows, `shape`, `best`, `values` by
+    /// up/down/left/right).
     #[arg(long)]
     pub json: bool,
     /// Advise on the current board once, then exit.
@@ -51,7 +52,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         }
         (None, None) => anyhow::bail!("`advise` needs --window TITLE or --region X,Y,W,H"),
     };
-    let mut solver = t.solver(spawn)?;
+    let mut solvers = t.solver_maker(spawn)?;
     let stop = super::play::interrupt_flag();
     let cfg = AdviseConfig {
         settle: t.settle(),
@@ -66,10 +67,11 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         let (board, d) = (a.board, &a.decision);
         if json {
             let j = serde_json::json!({
-                "board": board.to_values(),
+                "board": board.rows(),
                 "best": d.best.map(|m| m.to_string()),
                 "values": { "up": d.values[0], "down": d.values[1], "left": d.values[2], "right": d.values[3] },
                 "depth": d.depth, "nodes": d.nodes, "elapsed_ms": d.elapsed_ms,
+                "shape": board.shape(),
             });
             println!("{j}");
         } else {
@@ -85,10 +87,15 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
             );
         }
     };
-    let end = advise(src.as_mut(), &mut reader, solver.as_mut(), &cfg, &mut print)
+    let mut solver_for = |shape| solvers.build(shape);
+    let end = advise(src.as_mut(), &mut reader, &mut solver_for, &cfg, &mut print)
         .context("capturing the game")?;
     match end {
         AdviseEnd::Unreadable(why) => {
+            eprintln!("bot2048: {why}");
+            Ok(ExitCode::from(4))
+        }
+        AdviseEnd::Solver(why) => {
             eprintln!("bot2048: {why}");
             Ok(ExitCode::from(4))
         }

@@ -206,14 +206,16 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut game = LiveGame::open(title, FocusMode::Start)
         .with_context(|| format!("opening the game window `{title}`"))?;
     let mut reader = Reader::new(resolved.choice);
-    let config = crate::solver::SolverConfig::new(crate::engine::Shape::FOUR);
-    let mut solver = crate::solver::registry::build("expectimax", &config)?;
+    let mut solver_for = |shape| {
+        let config = crate::solver::SolverConfig::new(shape);
+        crate::solver::registry::build("expectimax", &config)
+    };
     let stop = crate::cli::play::interrupt_flag();
     let settle = crate::capture::SettleOptions::default();
     let got = crate::play::calibrate::collect(
         &mut game,
         &mut reader,
-        solver.as_mut(),
+        &mut solver_for,
         &settle,
         args.moves,
         args.until,

@@ -10,7 +10,7 @@ use crate::engine::SpawnRule;
 use crate::input::FocusMode;
 use crate::play::live::LiveGame;
 use crate::play::{self, OnWin, PlayConfig, Summary};
-use crate::solver;
+use crate::solver::{self, SolverConfig};
 use crate::vision::{Profile, ProfileChoice, Reader};
 use anyhow::Context;
 use clap::Args;
@@ -82,13 +82,20 @@ impl TargetArgs {
         })
     }
 
-    /// The 4×4 solver for `--solver`, `--opt`, `--eval`, assuming the spawn rule `spawn`.
+    /// The maker of the solver for `--solver`, `--opt`, `--eval`, assuming the spawn rule
+    /// `spawn`, for the board shape found in the game. The options are checked now, by building
+    /// the 4×4 solver (kept for a 4×4 game).
     ///
     /// # Errors
     /// Unknown solver or evaluation, or a bad option.
-    pub fn solver(&self, spawn: SpawnRule) -> anyhow::Result<Box<dyn solver::Solver>> {
+    pub fn solver_maker(&self, spawn: SpawnRule) -> anyhow::Result<SolverMaker> {
         self.solver.validate()?;
-        self.solver.build(Shape::FOUR, spawn)
+        let four = self.solver.build(Shape::FOUR, spawn)?;
+        Ok(SolverMaker {
+            name: self.solver.solver.clone(),
+            template: self.solver.config(Shape::FOUR, spawn, 1, true)?,
+            four: Some(four),
+        })
     }
 
     /// Settle options from the knobs.
@@ -99,6 +106,45 @@ impl TargetArgs {
             early_quiet_ms: (self.early_ms > 0).then_some(self.early_ms),
             ..SettleOptions::default()
         }
+    }
+}
+
+/// Builds the solver named on the command line for a board shape, once the game's shape is
+/// known (see [`TargetArgs::solver_maker`]).
+pub struct SolverMaker {
+    name: String,
+    template: SolverConfig,
+    four: Option<Box<dyn solver::Solver>>,
+}
+
+impl std::fmt::Debug for SolverMaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SolverMaker")
+            .field("name", &self.name)
+            .field("template", &self.template)
+            .finish()
+    }
+}
+
+impl SolverMaker {
+    /// The solver's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The solver for `shape` (the 4×4 one built up front, the first time it is asked for).
+    ///
+    /// # Errors
+    /// What [`solver::registry::build`] refuses for this shape.
+    pub fn build(&mut self, shape: Shape) -> Result<Box<dyn solver::Solver>, solver::SolverError> {
+        if let Some(s) = self.four.take_if(|_| shape.is_four()) {
+            return Ok(s);
+        }
+        let config = SolverConfig {
+            shape,
+            ..self.template.clone()
+        };
+        solver::registry::build(&self.name, &config)
     }
 }
 
@@ -114,7 +160,7 @@ pub struct PlayArgs {
     pub on_win: OnWin,
     /// Stop when a tile of this value appears.
     #[arg(long, value_name = "TILE")]
-    pub goal: Option<u32>,
+    pub goal: Option<u64>,
     /// Stop after this many moves.
     #[arg(long, value_name = "N")]
     pub max_moves: Option<u64>,
@@ -208,7 +254,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("opening the game window `{window}`"))?;
     let info = game.src.info();
     let spawn = t.spawn_rule(Some((&info.title, &info.class)));
-    let mut solver = t.solver(spawn)?;
+    let mut solvers = t.solver_maker(spawn)?;
     if let Some(r) = t.region {
         game.region = Some(RegionSource::new(r).context("capturing --region")?);
     }
@@ -232,10 +278,15 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             i.title,
             i.class,
             i.id,
-            solver.name()
+            solvers.name()
         );
     }
-    let summary = play::play(&mut game, &mut reader, solver.as_mut(), &cfg);
+    let summary = play::play(
+        &mut game,
+        &mut reader,
+        &mut |shape| solvers.build(shape),
+        &cfg,
+    );
     print_summary(&summary, args.json);
     Ok(ExitCode::from(summary.stop_reason.exit_code()))
 }

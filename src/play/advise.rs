@@ -4,11 +4,12 @@
 //! Per step: settle the board region (quiet for `quiet_ms`), read it, and if every cell is read
 //! and the board differs from the last one advised on, hand the solver's [`Decision`] to the
 //! caller. A frame that cannot be read (a dialog, a half-drawn board, black occlusion) is skipped
-//! and waited out; with [`AdviseConfig::once`] it ends the loop instead.
-use super::{board_of, grid_rect, read_frame};
+//! and waited out; with [`AdviseConfig::once`] it ends the loop instead. The board may have any
+//! shape the reader finds; the solver is built for it through the caller's [`SolverFor`], and
+//! built again when the user starts a game of another shape.
+use super::{grid_rect, read_frame, SolverFor};
 use crate::capture::{self, CaptureError, FrameSource, SettleOptions};
-use crate::engine::AnyBoard;
-use crate::engine::Board;
+use crate::engine::{AnyBoard, Position};
 use crate::solver::{Budget, Decision, Solver};
 use crate::vision::Reader;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,8 +37,8 @@ pub struct AdviseConfig {
 /// One piece of advice: a board as read, and the solver's decision on it.
 #[derive(Clone, Debug)]
 pub struct Advice {
-    /// The board read (every cell).
-    pub board: Board,
+    /// The board read (every cell), of the game's own shape.
+    pub board: AnyBoard,
     /// The solver's decision: best move (`None` = game over) and each direction's value.
     pub decision: Decision,
 }
@@ -55,9 +56,25 @@ pub enum AdviseEnd {
     EndOfReplay,
     /// With `once`: the board could not be read (the message says why).
     Unreadable(String),
+    /// No solver could be built for the board's shape, or it failed (the message says why).
+    Solver(String),
+}
+
+/// One look at the game.
+enum Look {
+    /// A board read completely.
+    Board(AnyBoard),
+    /// Settle again at once (the board did not hold still).
+    Again,
+    /// Nothing usable this time: why (which ends a `once` run), and how long to wait, ms.
+    Skip(String, u64),
+    /// The loop ends.
+    End(AdviseEnd),
 }
 
 /// Watches `src` and calls `on_advice` once per distinct board read, until an [`AdviseEnd`].
+/// The solver comes from `solver_for`, for the first board's shape and again whenever the shape
+/// changes.
 ///
 /// # Errors
 /// A capture error other than a vanished window, the end of a replay, or (unless `once`) an
@@ -65,7 +82,7 @@ pub enum AdviseEnd {
 pub fn advise(
     src: &mut dyn FrameSource,
     reader: &mut Reader,
-    solver: &mut dyn Solver,
+    solver_for: &mut SolverFor<'_>,
     cfg: &AdviseConfig,
     on_advice: &mut dyn FnMut(&Advice),
 ) -> Result<AdviseEnd, CaptureError> {
@@ -76,62 +93,27 @@ pub fn advise(
         ..cfg.settle.clone()
     };
     let pause = Duration::from_millis(cfg.poll_ms);
-    let mut last: Option<Board> = None;
+    let mut last: Option<AnyBoard> = None;
+    let mut solver: Option<Box<dyn Solver>> = None;
     let mut count = 0u64;
     while !cfg.stop.load(Ordering::SeqCst) {
-        let s = match capture::settle(src, &opts) {
-            Ok(s) => s,
-            Err(CaptureError::WindowGone) => return Ok(AdviseEnd::WindowGone),
-            Err(CaptureError::EndOfReplay) => return Ok(AdviseEnd::EndOfReplay),
-            Err(e @ CaptureError::Minimized) => {
-                if cfg.once {
-                    return Ok(AdviseEnd::Unreadable(e.to_string()));
-                }
-                std::thread::sleep(pause.max(Duration::from_millis(100)));
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        if s.timed_out {
-            continue;
-        }
-        let board = match read_frame(reader, &s.frame) {
-            Ok((r, g)) => {
-                opts.region = Some(grid_rect(&r));
-                capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black)
-                    .map_err(|e| e.to_string())
-                    .and_then(|()| {
-                        board_of(&g).ok_or_else(|| {
-                            format!(
-                                "the board could not be read completely (cells {:?})",
-                                r.unreadable_cells()
-                            )
-                        })
-                    })
-            }
-            Err(e) => {
-                reader.forget_grid();
-                opts.region = None;
-                Err(e)
-            }
-        };
-        let board = match board {
-            Ok(b) => b,
-            Err(e) if cfg.once => return Ok(AdviseEnd::Unreadable(e)),
-            Err(_) => {
-                std::thread::sleep(pause.max(Duration::from_millis(50)));
+        let board = match look(src, reader, cfg, &mut opts)? {
+            Look::Board(b) => b,
+            Look::End(end) => return Ok(end),
+            Look::Again => continue,
+            Look::Skip(e, _) if cfg.once => return Ok(AdviseEnd::Unreadable(e)),
+            Look::Skip(_, ms) => {
+                std::thread::sleep(Duration::from_millis(ms));
                 continue;
             }
         };
         if last != Some(board) {
             last = Some(board);
-            let decision = match solver.decide(&AnyBoard::Four(board), &cfg.budget) {
+            let decision = match decide(&mut solver, solver_for, &board, &cfg.budget) {
+                Ok(d) if d.stopped => return Ok(AdviseEnd::Stopped),
                 Ok(d) => d,
-                Err(e) => return Ok(AdviseEnd::Unreadable(e.to_string())),
+                Err(e) => return Ok(AdviseEnd::Solver(e)),
             };
-            if decision.stopped {
-                return Ok(AdviseEnd::Stopped);
-            }
             on_advice(&Advice { board, decision });
             count += 1;
             if cfg.once || cfg.max_boards.is_some_and(|n| count >= n) {
@@ -141,4 +123,67 @@ pub fn advise(
         std::thread::sleep(pause);
     }
     Ok(AdviseEnd::Stopped)
+}
+
+/// Settles and reads one frame; `opts.region` follows the board.
+fn look(
+    src: &mut dyn FrameSource,
+    reader: &mut Reader,
+    cfg: &AdviseConfig,
+    opts: &mut SettleOptions,
+) -> Result<Look, CaptureError> {
+    let s = match capture::settle(src, opts) {
+        Ok(s) => s,
+        Err(CaptureError::WindowGone) => return Ok(Look::End(AdviseEnd::WindowGone)),
+        Err(CaptureError::EndOfReplay) => return Ok(Look::End(AdviseEnd::EndOfReplay)),
+        Err(e @ CaptureError::Minimized) => {
+            return Ok(Look::Skip(e.to_string(), cfg.poll_ms.max(100)))
+        }
+        Err(e) => return Err(e),
+    };
+    if s.timed_out {
+        return Ok(Look::Again);
+    }
+    let skip = |why: String| Look::Skip(why, cfg.poll_ms.max(50));
+    let (r, g) = match read_frame(reader, &s.frame) {
+        Ok(x) => x,
+        Err(e) => {
+            reader.forget_grid();
+            opts.region = None;
+            return Ok(skip(e));
+        }
+    };
+    opts.region = Some(grid_rect(&r));
+    if let Err(e) = capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black) {
+        return Ok(skip(e.to_string()));
+    }
+    Ok(g.board().map_or_else(
+        || {
+            skip(format!(
+                "the board could not be read completely (cells {:?})",
+                r.unreadable_cells()
+            ))
+        },
+        Look::Board,
+    ))
+}
+
+/// The decision on `board`, building the solver for its shape first when there is none yet or
+/// the shape changed (a new game of another size).
+fn decide(
+    solver: &mut Option<Box<dyn Solver>>,
+    solver_for: &mut SolverFor<'_>,
+    board: &AnyBoard,
+    budget: &Budget,
+) -> Result<Decision, String> {
+    let shape = board.shape();
+    if solver.as_ref().is_none_or(|s| s.shape() != shape) {
+        let built =
+            solver_for(shape).map_err(|e| format!("no solver for the {shape} board: {e}"))?;
+        *solver = Some(built);
+    }
+    match solver {
+        Some(s) => s.decide(board, budget).map_err(|e| e.to_string()),
+        None => Err("no solver".into()),
+    }
 }

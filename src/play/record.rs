@@ -20,10 +20,11 @@ pub struct LogLine {
     pub moves: u64,
     /// What happened: "start", "spawned", "unchanged", "desync", "reread".
     pub event: String,
-    /// Board read from the frame, rows of values, `null` = unreadable.
-    pub read: Vec<Vec<Option<u32>>>,
+    /// Board read from the frame, rows of values (`read[r][c]`, the board's own shape),
+    /// `null` = unreadable.
+    pub read: Vec<Vec<Option<u64>>>,
     /// Board the mirror expected (afterstate before the spawn), rows of values; `null` at the start.
-    pub expected: Option<[[u32; 4]; 4]>,
+    pub expected: Option<Vec<Vec<u64>>>,
     /// The move chosen on this frame's board, if any.
     pub chosen: Option<String>,
     /// Each direction's value from the solver (up, down, left, right), `null` = illegal.
@@ -42,6 +43,35 @@ pub struct LogLine {
     pub retries: u32,
     /// Extra reads for the move that led to this frame (mid-animation or disagreeing frames).
     pub rereads: u32,
+}
+
+impl LogLine {
+    /// The line of a frame read as `read` after `moves` moves: `event`, the board `expected`
+    /// (rows), and `settle_ms`; the decision fields empty and no retries or re-reads.
+    pub fn new(
+        moves: u64,
+        event: &str,
+        read: Vec<Vec<Option<u64>>>,
+        expected: Option<Vec<Vec<u64>>>,
+        settle_ms: f64,
+    ) -> LogLine {
+        LogLine {
+            seq: 0,
+            moves,
+            event: event.to_string(),
+            read,
+            expected,
+            chosen: None,
+            values: None,
+            nodes: None,
+            depth: None,
+            solve_ms: None,
+            settle_ms,
+            frame_to_key_ms: None,
+            retries: 0,
+            rereads: 0,
+        }
+    }
 }
 
 enum Job {

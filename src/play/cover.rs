@@ -1,0 +1,86 @@
+//! What may cover the game: [`Cover`], the window-level side of a game ([`GameUi`]), and settling
+//! a frame with a covered game mapped to what covers it.
+use crate::capture::{self, CaptureError, Frame, FrameSource, Rect, SettleOptions};
+use crate::input::KeySink;
+
+/// What covers the game, as far as the UI can tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cover {
+    /// Nothing is above the game.
+    Nothing,
+    /// The game's own win dialog (gnome-2048: an untitled dialog of the game; 2048-qt: `You Win`).
+    WinDialog(String),
+    /// The game's own game-over or scores dialog.
+    GameOverDialog(String),
+    /// Another dialog of the game (e.g. 2048-qt's): the bot does not touch it.
+    GameDialog(String),
+    /// A window of another program.
+    OtherWindow(String),
+}
+
+/// The window-level side of a game, beside frames and keys.
+pub trait GameUi {
+    /// Called once before the first frame: bring the game to the front and give it the focus if
+    /// the focus mode allows.
+    ///
+    /// # Errors
+    /// A message when the game cannot be made ready (the loop stops with `FocusLost`).
+    fn prepare(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+    /// The board was found at `grid` (image pixels): watch it, and click there for focus.
+    fn board_found(&mut self, _grid: Rect) {}
+    /// What is above the game now.
+    fn cover(&mut self, _board_has_2048: bool) -> Cover {
+        Cover::Nothing
+    }
+    /// Closes the game's win dialog (gnome-2048: Escape, sent only to that dialog).
+    ///
+    /// # Errors
+    /// A message when it could not be done safely.
+    fn close_win_dialog(&mut self) -> Result<(), String> {
+        Err("this game has no win dialog to close".into())
+    }
+    /// Clicks at `p` (image pixels) after the caller checked what is there ("Keep going").
+    ///
+    /// # Errors
+    /// A message when it could not.
+    fn click(&mut self, _p: (u32, u32)) -> Result<(), String> {
+        Err("clicking is not available".into())
+    }
+    /// Tries to bring the game back on top after another window covered it; true when it did.
+    fn uncover(&mut self) -> bool {
+        false
+    }
+}
+
+/// Settles, mapping a covered game to what covers it (`has_2048` tells a win dialog apart).
+pub(super) fn settle_frame<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    opts: &SettleOptions,
+    has_2048: bool,
+) -> Result<capture::Settled, (CaptureError, Cover)> {
+    settle_frame_until(game, opts, has_2048, &mut |_| false)
+}
+
+/// As [`settle_frame`], with an early-accept check (see [`capture::settle::settle_until`]). A
+/// game covered by another program's window is brought back once when the focus mode allows.
+pub(super) fn settle_frame_until<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    opts: &SettleOptions,
+    has_2048: bool,
+    accept: &mut dyn FnMut(&Frame) -> bool,
+) -> Result<capture::Settled, (CaptureError, Cover)> {
+    match capture::settle::settle_until(game, opts, accept) {
+        Ok(s) => Ok(s),
+        Err(e @ CaptureError::Occluded(_)) => {
+            let c = game.cover(has_2048);
+            if matches!(c, Cover::OtherWindow(_)) && game.uncover() {
+                return capture::settle::settle_until(game, opts, accept)
+                    .map_err(|e| (e, Cover::Nothing));
+            }
+            Err((e, c))
+        }
+        Err(e) => Err((e, Cover::Nothing)),
+    }
+}

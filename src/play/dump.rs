@@ -1,0 +1,146 @@
+//! The desync dump: the last frames the loop read, and the boards before the move, expected and
+//! read, written to a folder when a desync stops the loop.
+//!
+//! Layout: `NN-LABEL.png` (the [`RECENT_FRAMES`] latest frames, oldest first: `start`,
+//! `moveN-readK`), `desync.txt` (the reason and the three boards as text) and `desync.json`
+//! (`why`, `before`, `expected`, `read` as rows of values, `read` with `null` for unreadable
+//! cells, `moves`, and `shape`).
+use super::mirror::ReadGrid;
+use crate::engine::{AnyBoard, Position};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+/// How many of the latest frames a dump holds.
+pub const RECENT_FRAMES: usize = 6;
+
+/// The latest frames the loop read, with their labels.
+#[derive(Debug, Default)]
+pub(super) struct RecentFrames(VecDeque<(String, image::RgbaImage)>);
+
+impl RecentFrames {
+    /// Keeps `img` as `label`, dropping the oldest beyond [`RECENT_FRAMES`].
+    pub fn push(&mut self, label: &str, img: &image::RgbaImage) {
+        self.0.push_back((label.to_string(), img.clone()));
+        if self.0.len() > RECENT_FRAMES {
+            self.0.pop_front();
+        }
+    }
+}
+
+/// What went wrong, for the dump.
+pub(super) struct Desync<'a> {
+    /// The reason in words.
+    pub why: &'a str,
+    /// The mirror's board before the move.
+    pub before: &'a AnyBoard,
+    /// The afterstate (before the spawn).
+    pub expected: &'a AnyBoard,
+    /// The last board read.
+    pub read: &'a ReadGrid,
+    /// Moves made before this one.
+    pub moves: u64,
+}
+
+/// The folder of a dump: `recording/desync` when recording, else `dump_dir`, else a new
+/// `bot2048-desync-<unix seconds>` in the current directory.
+pub(super) fn folder(recording: Option<&Path>, dump_dir: Option<&Path>) -> PathBuf {
+    match (recording, dump_dir) {
+        (Some(r), _) => r.join("desync"),
+        (None, Some(d)) => d.to_path_buf(),
+        (None, None) => PathBuf::from(format!(
+            "bot2048-desync-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        )),
+    }
+}
+
+/// Writes the dump into `dir`; returns the folder's path as text, or `None` when it could not be
+/// created (files that fail to write are left out).
+pub(super) fn write(dir: &Path, frames: &RecentFrames, d: &Desync<'_>) -> Option<String> {
+    std::fs::create_dir_all(dir).ok()?;
+    for (i, (label, img)) in frames.0.iter().enumerate() {
+        let _ = img.save(dir.join(format!("{i:02}-{label}.png")));
+    }
+    let text = format!(
+        "{}\n\nboard before the move:\n{}\nexpected (afterstate, before the spawn):\n{}\nread:\n{}\n",
+        d.why, d.before, d.expected, d.read
+    );
+    let _ = std::fs::write(dir.join("desync.txt"), text);
+    let json = serde_json::json!({
+        "why": d.why,
+        "before": d.before.rows(),
+        "expected": d.expected.rows(),
+        "read": d.read.rows(),
+        "moves": d.moves,
+        "shape": d.before.shape(),
+    });
+    let _ = std::fs::write(dir.join("desync.json"), json.to_string());
+    Some(dir.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dump_of_a_3x5_board_keeps_its_shape_and_the_latest_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = AnyBoard::from_rows(&[vec![2, 2, 0, 0, 0], vec![0; 5], vec![0; 5]]).unwrap();
+        let expected = AnyBoard::from_rows(&[vec![4, 0, 0, 0, 0], vec![0; 5], vec![0; 5]]).unwrap();
+        let mut read_rows = vec![vec![Some(4), Some(0), Some(0), Some(0), Some(8)]];
+        read_rows.extend([
+            vec![Some(0); 5],
+            vec![None, Some(0), Some(0), Some(0), Some(0)],
+        ]);
+        let read = ReadGrid::from_rows(&read_rows).unwrap();
+        let mut frames = RecentFrames::default();
+        for i in 0..8u8 {
+            frames.push(
+                &format!("f{i}"),
+                &image::RgbaImage::from_pixel(2, 2, image::Rgba([i, 0, 0, 255])),
+            );
+        }
+        let out = dir.path().join("d");
+        let d = Desync {
+            why: "desync after 1 moves",
+            before: &before,
+            expected: &expected,
+            read: &read,
+            moves: 1,
+        };
+        assert_eq!(write(&out, &frames, &d), Some(out.display().to_string()));
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("desync.json")).unwrap())
+                .unwrap();
+        assert_eq!(j["shape"], "3x5");
+        assert_eq!(
+            j["before"],
+            serde_json::json!([[2, 2, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
+        );
+        assert_eq!(j["read"][0][4], 8);
+        assert_eq!(j["read"][2][0], serde_json::Value::Null);
+        // 8 frames pushed, the last 6 kept, oldest first: f2..f7
+        let mut pngs: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".png"))
+            .collect();
+        pngs.sort();
+        assert_eq!(
+            pngs,
+            [
+                "00-f2.png",
+                "01-f3.png",
+                "02-f4.png",
+                "03-f5.png",
+                "04-f6.png",
+                "05-f7.png"
+            ]
+        );
+        let text = std::fs::read_to_string(out.join("desync.txt")).unwrap();
+        assert!(text.contains("     4     0     0     0     8\n"), "{text}");
+    }
+}

@@ -1,0 +1,295 @@
+//! The loop itself: the start board, the solver built for its shape, then per move the checks
+//! before the key (Ctrl-C, goal, max moves), the decision, the move ([`super::turn`]) and the win.
+use super::cover::{settle_frame, GameUi};
+use super::dump::RecentFrames;
+use super::mirror::ReadGrid;
+use super::record::{LogLine, Recorder};
+use super::start::{self, Start};
+use super::stop::{cover_stop, Stop, StopReason};
+use super::summary::{Summary, Tally};
+use super::turn::{self, Accepted, Planned, Reference, Turn};
+use super::win::{self, OnWin, WinState, WIN_TILE};
+use super::{grid_rect, PlayConfig, SolverFor};
+use crate::capture::{settle::region_hash, FrameSource, Rect, SettleOptions};
+use crate::engine::{AnyBoard, Position};
+use crate::input::KeySink;
+use crate::solver::{Decision, Solver};
+use crate::vision::{BoardStatus, Reader};
+use std::convert::Infallible;
+use std::sync::atomic::Ordering;
+
+/// The state of one run: the knobs, the recording, the counts, the mirror and what was read.
+pub(super) struct Run<'a> {
+    pub cfg: &'a PlayConfig,
+    pub rec: Option<Recorder>,
+    pub tally: Tally,
+    /// The mirror's board; `None` until the start board is read.
+    pub board: Option<AnyBoard>,
+    /// The last board read.
+    pub last_read: Option<ReadGrid>,
+    /// The latest frames read, for a desync dump.
+    pub frames: RecentFrames,
+    /// Where a desync dump was written.
+    pub dump: Option<String>,
+}
+
+impl<'a> Run<'a> {
+    /// A run with nothing done yet.
+    pub fn new(cfg: &'a PlayConfig, rec: Option<Recorder>) -> Run<'a> {
+        Run {
+            cfg,
+            rec,
+            tally: Tally::new(),
+            board: None,
+            last_read: None,
+            frames: RecentFrames::default(),
+            dump: None,
+        }
+    }
+
+    /// Records `img` with `line` (when recording).
+    pub fn log(&mut self, img: &image::RgbaImage, line: LogLine) {
+        if let Some(r) = &mut self.rec {
+            r.frame(img, line);
+        }
+    }
+
+    fn progress(&self) {
+        if self.cfg.progress {
+            eprint!("{}", self.tally.progress_line(self.board.as_ref()));
+        }
+    }
+
+    /// The summary of the run that ended with `stop`; finishes the recording.
+    pub fn finish(mut self, stop: Stop) -> Summary {
+        if self.cfg.progress {
+            self.progress();
+            eprintln!();
+        }
+        let mut rec = self.rec.take();
+        let s = self.tally.summary(
+            self.board.as_ref(),
+            self.last_read.as_ref(),
+            stop,
+            self.dump,
+        );
+        if let Some(r) = &mut rec {
+            if let Err(e) = r.finish(&s) {
+                eprintln!("bot2048: warning: the recording is incomplete: {e}");
+            }
+        }
+        s
+    }
+}
+
+/// Plays until a stop reason; returns it (the `Ok` side cannot happen).
+pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    reader: &mut Reader,
+    solver_for: &mut SolverFor<'_>,
+    run: &mut Run<'_>,
+) -> Result<Infallible, Stop> {
+    game.prepare()
+        .map_err(|e| Stop::new(StopReason::FocusLost, e))?;
+    let start = start::read_start(game, reader, run)?;
+    let grid = grid_rect(&start.reading);
+    game.board_found(grid);
+    let opts = SettleOptions {
+        region: Some(grid),
+        ..run.cfg.settle.clone()
+    };
+    let (mut here, mut line) = begin(run, &start, &opts);
+    let mut board = start.board;
+    run.board = Some(board);
+    let mut solver = solver_for(board.shape()).map_err(|e| {
+        let why = format!("no solver for the {} board: {e}", board.shape());
+        stop_here(run, &here, line.clone(), Stop::new(StopReason::Error, why))
+    })?;
+    if start.reading.status == BoardStatus::Won && run.cfg.on_win == OnWin::Continue {
+        pass_win(game, reader, run, &board, grid)?;
+    }
+    let mut win = WinState::at_start(&board);
+    loop {
+        run.progress();
+        if let Some(stop) = before_move(run, &board) {
+            return Err(stop_here(run, &here, line, stop));
+        }
+        let plan = match decide(solver.as_mut(), run, board, &mut line) {
+            Ok(plan) => plan,
+            Err(stop) => return Err(stop_here(run, &here, line, stop)),
+        };
+        let t = Turn {
+            here: &here,
+            plan: &plan,
+            opts: &opts,
+        };
+        let acc = turn::play_move(game, reader, run, &t, &mut win, &mut line)?;
+        board = acc.board;
+        (here, line) = accept(run, &plan, acc);
+        if !win.has_2048 && board.max_value() >= WIN_TILE {
+            win.has_2048 = true;
+            if let Some(s) = passed_win(game, reader, run, &mut win, &board, &opts, grid)? {
+                here.hash = s.hash;
+                here.frame = s.frame;
+            }
+            if run.cfg.on_win == OnWin::Stop {
+                let stop = Stop::new(
+                    StopReason::Won,
+                    "the 2048 tile is on the board (--on-win stop)",
+                );
+                return Err(stop_here(run, &here, line, stop));
+            }
+        }
+    }
+}
+
+/// The reference frame and log line of the start board.
+fn begin(run: &mut Run<'_>, start: &Start, opts: &SettleOptions) -> (Reference, LogLine) {
+    let frame = start.settled.frame.clone();
+    run.frames.push("start", &frame.image);
+    let here = Reference {
+        hash: region_hash(&frame.image, opts.region),
+        frame,
+        early: false,
+    };
+    let read = run.last_read.as_ref().map_or_else(Vec::new, ReadGrid::rows);
+    let line = LogLine::new(0, "start", read, None, start.settled.waited_ms);
+    (here, line)
+}
+
+/// Logs the reference frame with its line, and hands `stop` back.
+fn stop_here(run: &mut Run<'_>, here: &Reference, line: LogLine, stop: Stop) -> Stop {
+    run.log(&here.frame.image, line);
+    stop
+}
+
+/// The stop before the next key, if any: Ctrl-C, the goal tile, `--max-moves`.
+fn before_move(run: &Run<'_>, board: &AnyBoard) -> Option<Stop> {
+    let cfg = run.cfg;
+    if cfg.stop.load(Ordering::SeqCst) {
+        return Some(Stop::interrupted());
+    }
+    if let Some(g) = cfg.goal.filter(|&g| board.max_value() >= g) {
+        return Some(Stop::new(
+            StopReason::Goal,
+            format!("the goal tile {g} is on the board"),
+        ));
+    }
+    if cfg.max_moves.is_some_and(|n| run.tally.moves >= n) {
+        return Some(Stop::new(
+            StopReason::MaxMoves,
+            format!("{} moves made (--max-moves)", run.tally.moves),
+        ));
+    }
+    None
+}
+
+/// Asks the solver for the move on `board`; fills `line` with the decision.
+///
+/// # Errors
+/// The stop: the solver failed, Ctrl-C cut it short, no legal move is left, or it chose an
+/// illegal move.
+fn decide(
+    solver: &mut dyn Solver,
+    run: &mut Run<'_>,
+    board: AnyBoard,
+    line: &mut LogLine,
+) -> Result<Planned, Stop> {
+    let d: Decision = solver
+        .decide(&board, &run.cfg.budget)
+        .map_err(|e| Stop::new(StopReason::Error, e.to_string()))?;
+    if d.stopped {
+        return Err(Stop::interrupted());
+    }
+    run.tally.solve.push(d.elapsed_ms);
+    line.chosen = d.best.map(|m| m.to_string());
+    line.values = Some(d.values);
+    line.nodes = Some(d.nodes);
+    line.depth = Some(d.depth);
+    line.solve_ms = Some(d.elapsed_ms);
+    let Some(key) = d.best else {
+        return Err(Stop::new(StopReason::GameOver, "game over: no legal move"));
+    };
+    let Some((after, gained)) = board.apply(key) else {
+        return Err(Stop::new(
+            StopReason::Error,
+            format!("the solver chose the illegal move {key}"),
+        ));
+    };
+    Ok(Planned {
+        key,
+        before: board,
+        after,
+        gained,
+    })
+}
+
+/// Counts the accepted move; returns the new reference frame and its log line.
+fn accept(run: &mut Run<'_>, plan: &Planned, acc: Accepted) -> (Reference, LogLine) {
+    let s = acc.settled;
+    let t = &mut run.tally;
+    t.key_to_settled.push(
+        s.frame
+            .taken_at
+            .duration_since(acc.wait_began)
+            .as_secs_f64()
+            * 1000.0,
+    );
+    t.moves += 1;
+    t.score += plan.gained;
+    t.last_move = Some(s.frame.taken_at);
+    run.board = Some(acc.board);
+    let mut line = LogLine::new(
+        t.moves,
+        "spawned",
+        acc.read.rows(),
+        Some(plan.after.rows()),
+        s.waited_ms,
+    );
+    line.retries = acc.retries;
+    line.rereads = acc.rereads;
+    let here = Reference {
+        hash: s.hash,
+        early: s.early,
+        frame: s.frame,
+    };
+    (here, line)
+}
+
+/// Passes the win screen with `--on-win continue` and counts it.
+fn pass_win<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    board: &AnyBoard,
+    grid: Rect,
+) -> Result<(), Stop> {
+    win::pass_win(game, reader, &run.cfg.settle, &run.cfg.stop, board, grid)?;
+    run.tally.wins += 1;
+    Ok(())
+}
+
+/// The first 2048 is on the mirror's `board`: with `--on-win continue` and the win screen not
+/// passed yet, passes it and returns the frame after it (the new reference); otherwise `None`.
+fn passed_win<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    win: &mut WinState,
+    board: &AnyBoard,
+    opts: &SettleOptions,
+    grid: Rect,
+) -> Result<Option<crate::capture::Settled>, Stop> {
+    if run.cfg.on_win == OnWin::Stop || win.passed {
+        return Ok(None);
+    }
+    pass_win(game, reader, run, board, grid)?;
+    win.passed = true;
+    let quiet = SettleOptions {
+        changed_from: None,
+        ..opts.clone()
+    };
+    settle_frame(game, &quiet, true)
+        .map(Some)
+        .map_err(|(e, c)| cover_stop(e, c))
+}

@@ -1,0 +1,372 @@
+//! One move on the real game, driven by the [`step`](super::step) state machine: press the key
+//! (the sink checks focus and the mouse failsafe first), settle the board region (first changed
+//! from the reference frame, then quiet for `quiet_ms`, or only `early_quiet_ms` when the frame
+//! already reads as the afterstate plus one new tile), read it, and turn what was seen into an
+//! [`Event`] for the machine, until it accepts the move or gives up.
+//!
+//! The game's win dialog opening during the wait is handled here by the `--on-win` rule
+//! ([`win::on_win_dialog`]); any other cover stops the move.
+use super::cover::{settle_frame_until, Cover, GameUi};
+use super::dump::{self, Desync};
+use super::mirror::{self, Mismatch, ReadGrid, Verdict};
+use super::run::Run;
+use super::step::{End, Event, Limits, MoveStep, State};
+use super::stop::{cover_stop, gone_or, input_stop, Stop, StopReason};
+use super::win::{self, WinDialog, WinState, WIN_TILE};
+use super::{read_frame, read_grid};
+use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
+use crate::engine::{AnyBoard, Move, Position};
+use crate::input::KeySink;
+use crate::vision::{BoardStatus, Reader};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::record::LogLine;
+
+/// Pause before re-reading a frame that disagreed with the mirror, ms.
+const DISAGREE_PAUSE_MS: u64 = 30;
+
+/// The frame a move is chosen on: the settled frame, its board-region hash, and whether it was
+/// accepted early (before a full quiet window).
+pub(super) struct Reference {
+    pub frame: Frame,
+    pub hash: u64,
+    pub early: bool,
+}
+
+/// The move to make and what the mirror expects of it.
+pub(super) struct Planned {
+    pub key: Move,
+    pub before: AnyBoard,
+    pub after: AnyBoard,
+    pub gained: u64,
+}
+
+/// A move the game took.
+pub(super) struct Accepted {
+    /// The new mirror: the afterstate plus the tile read.
+    pub board: AnyBoard,
+    /// The settled frame that showed it.
+    pub settled: Settled,
+    /// The board read on it.
+    pub read: ReadGrid,
+    /// When the wait for that frame began (after the last press or re-read), for key→settled.
+    pub wait_began: Instant,
+    /// Keys pressed again, re-reads counted against the limit.
+    pub retries: u32,
+    pub rereads: u32,
+}
+
+/// What the last settle showed, for the accepted move or the stop.
+#[derive(Default)]
+struct Seen {
+    settled: Option<Settled>,
+    read: Option<ReadGrid>,
+    next: Option<AnyBoard>,
+    mismatch: Option<Mismatch>,
+    error: String,
+    wait_began: Option<Instant>,
+}
+
+/// Everything one move needs.
+pub(super) struct Turn<'t> {
+    pub here: &'t Reference,
+    pub plan: &'t Planned,
+    pub opts: &'t SettleOptions,
+}
+
+/// Makes the move `t.plan` and verifies it; adds its retries, re-reads and desync to
+/// `run.tally`. `line` is the reference frame's log line, written at the first press.
+///
+/// # Errors
+/// The stop, when the machine gives up, a cover, Ctrl-C, a key that cannot be pressed, or the
+/// move that makes 2048 under `--on-win stop` (counted: `run.board` is its afterstate).
+pub(super) fn play_move<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    t: &Turn<'_>,
+    win: &mut WinState,
+    line: &mut LogLine,
+) -> Result<Accepted, Stop> {
+    let limits = Limits {
+        rereads: run.cfg.rereads,
+        key_retries: run.cfg.key_retries,
+    };
+    let mut step = MoveStep::new(t.here.hash, t.here.early, limits);
+    let result = drive(game, reader, run, t, win, line, &mut step);
+    run.tally.rereads += u64::from(step.extra_reads());
+    run.tally.retries += u64::from(step.retries());
+    run.tally.desyncs += u64::from(step.is_desync());
+    result
+}
+
+/// Runs the machine to its end.
+fn drive<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    t: &Turn<'_>,
+    win: &mut WinState,
+    line: &mut LogLine,
+    step: &mut MoveStep,
+) -> Result<Accepted, Stop> {
+    let mut seen = Seen::default();
+    loop {
+        match step.state() {
+            State::Press => press(game, run, t, line, step)?,
+            State::AwaitChange | State::Reread => {
+                let event = wait_and_read(game, reader, run, t, win, step, &mut seen)?;
+                let next = step.on(event);
+                if matches!(event, Event::Disagrees { .. }) && next == State::Reread {
+                    std::thread::sleep(Duration::from_millis(DISAGREE_PAUSE_MS));
+                }
+            }
+            State::Accepted => return accepted(seen, step),
+            State::Ended(end) => return Err(end_stop(game, run, t.plan, end, &seen, step)),
+        }
+    }
+}
+
+/// Presses the key (Ctrl-C first); at the first press, logs the reference frame's line.
+fn press<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    run: &mut Run<'_>,
+    t: &Turn<'_>,
+    line: &mut LogLine,
+    step: &mut MoveStep,
+) -> Result<(), Stop> {
+    let first = step.presses() == 0;
+    if run.cfg.stop.load(Ordering::SeqCst) {
+        if first {
+            run.log(&t.here.frame.image, line.clone());
+        }
+        return Err(Stop::interrupted());
+    }
+    let at = Instant::now();
+    if let Err(e) = game.press(t.plan.key) {
+        if first {
+            run.log(&t.here.frame.image, line.clone());
+        }
+        // a window that vanished takes the focus with it: say which
+        return Err(gone_or(game, input_stop(&e)));
+    }
+    if first {
+        let ms = at.duration_since(t.here.frame.taken_at).as_secs_f64() * 1000.0;
+        line.frame_to_key_ms = Some(ms);
+        run.tally.frame_to_key.push(ms);
+        run.log(&t.here.frame.image, line.clone());
+    }
+    run.tally.first_key.get_or_insert(at);
+    game.key_sent();
+    step.on(Event::Pressed);
+    Ok(())
+}
+
+/// Settles the next frame as the machine's state asks, and reads it into an event.
+fn wait_and_read<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    t: &Turn<'_>,
+    win: &mut WinState,
+    step: &MoveStep,
+    seen: &mut Seen,
+) -> Result<Event, Stop> {
+    let opts = SettleOptions {
+        changed_from: step.changed_from(),
+        quiet_ms: step.quiet_ms(run.cfg.settle.quiet_ms),
+        ..t.opts.clone()
+    };
+    let began = Instant::now();
+    let coming_2048 = win.has_2048 || t.plan.after.max_value() >= WIN_TILE;
+    let mut early = |f: &Frame| reads_as_spawn(reader, f, t.plan);
+    let s = match settle_frame_until(game, &opts, coming_2048, &mut early) {
+        Ok(s) => s,
+        Err((e, Cover::WinDialog(title))) => {
+            return win_dialog(game, run, t.plan, win, e, title);
+        }
+        Err((e, c)) => return Err(cover_stop(e, c)),
+    };
+    if s.timed_out {
+        return Ok(Event::TimedOut);
+    }
+    let label = format!(
+        "move{}-read{}",
+        run.tally.moves + 1,
+        step.presses() + step.rereads()
+    );
+    run.frames.push(&label, &s.frame.image);
+    let event = observe(reader, run, t.plan, &s, seen);
+    seen.settled = Some(s);
+    seen.wait_began = Some(began);
+    Ok(event)
+}
+
+/// Whether `f` reads as exactly the afterstate plus one new tile (the early accept).
+fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned) -> bool {
+    reader
+        .read(&f.image)
+        .ok()
+        .and_then(|r| read_grid(&r).ok())
+        .is_some_and(|g| {
+            matches!(
+                mirror::compare(&plan.before, &plan.after, &g),
+                Verdict::Spawned { .. }
+            )
+        })
+}
+
+/// Reads the settled frame `s` and classifies it against the mirror.
+fn observe(
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    plan: &Planned,
+    s: &Settled,
+    seen: &mut Seen,
+) -> Event {
+    let hash = s.hash;
+    let (r, g) = match read_frame(reader, &s.frame) {
+        Ok(x) => x,
+        Err(e) => {
+            seen.error = e;
+            reader.forget_grid();
+            return Event::Unreadable { hash };
+        }
+    };
+    if r.status == BoardStatus::GameOver && g.board().is_none() {
+        return Event::GameOver;
+    }
+    run.last_read = Some(g.clone());
+    let event = match mirror::compare(&plan.before, &plan.after, &g) {
+        Verdict::Spawned { board, .. } => {
+            seen.next = Some(board);
+            Event::Spawned
+        }
+        Verdict::Unchanged => Event::Unchanged { hash },
+        Verdict::Desync(m) => {
+            seen.mismatch = Some(m);
+            // the remembered grid may have been taken from a mid-animation frame
+            reader.forget_grid();
+            Event::Disagrees { hash }
+        }
+    };
+    seen.read = Some(g);
+    event
+}
+
+/// The game's win dialog covers the board during the move: close it, or stop, by `--on-win`.
+fn win_dialog<T: FrameSource + KeySink + GameUi>(
+    game: &mut T,
+    run: &mut Run<'_>,
+    plan: &Planned,
+    win: &mut WinState,
+    e: crate::capture::CaptureError,
+    title: String,
+) -> Result<Event, Stop> {
+    match win::on_win_dialog(run.cfg.on_win, *win, plan.after.max_value()) {
+        WinDialog::Close => {
+            win::close_dialog(game, &title)?;
+            run.tally.wins += 1;
+            win.passed = true;
+            Ok(Event::DialogClosed)
+        }
+        WinDialog::StopWon => {
+            // the dialog proves the key made the 2048: the move counts, and its new tile
+            // (under the dialog) is the one thing the mirror does not know
+            run.tally.moves += 1;
+            run.tally.score += plan.gained;
+            run.board = Some(plan.after);
+            Err(Stop::new(
+                StopReason::Won,
+                format!(
+                    "the 2048 tile is on the board and the game shows its win dialog `{title}` (--on-win stop); the new tile under the dialog was not read"
+                ),
+            ))
+        }
+        WinDialog::Cover => Err(cover_stop(e, Cover::WinDialog(title))),
+    }
+}
+
+/// The accepted move, from what the last settle showed.
+fn accepted(seen: Seen, step: &MoveStep) -> Result<Accepted, Stop> {
+    match (seen.next, seen.settled, seen.read, seen.wait_began) {
+        (Some(board), Some(settled), Some(read), Some(wait_began)) => Ok(Accepted {
+            board,
+            settled,
+            read,
+            wait_began,
+            retries: step.retries(),
+            rereads: step.rereads(),
+        }),
+        _ => Err(Stop::new(
+            StopReason::Error,
+            "internal: a move was accepted without a frame that shows it",
+        )),
+    }
+}
+
+/// The stop for a step that ended with `end`; writes the dump on a desync.
+fn end_stop<T: FrameSource>(
+    game: &mut T,
+    run: &mut Run<'_>,
+    plan: &Planned,
+    end: End,
+    seen: &Seen,
+    step: &MoveStep,
+) -> Stop {
+    let m = plan.key;
+    let stop = match end {
+        End::GameOver => return Stop::new(StopReason::GameOver, "the game shows game over"),
+        End::KeyNoEffect => {
+            return Stop::new(
+                StopReason::KeyNoEffect,
+                format!("the key {m} had no effect after {} presses", step.presses()),
+            )
+        }
+        End::Unsettled => Stop::new(StopReason::Unsettled, "the board never stopped changing"),
+        End::Stalled => Stop::new(
+            StopReason::Unsettled,
+            format!("after the key {m} the board changed but kept reading as before"),
+        ),
+        End::Unreadable => Stop::new(
+            StopReason::Unreadable,
+            format!("cannot read the board: {}", seen.error),
+        ),
+        End::Desync => desync_stop(run, plan, seen),
+    };
+    gone_or(game, stop)
+}
+
+/// The desync stop, with its dump written.
+fn desync_stop(run: &mut Run<'_>, plan: &Planned, seen: &Seen) -> Stop {
+    let mismatch = seen
+        .mismatch
+        .as_ref()
+        .map_or_else(String::new, ToString::to_string);
+    let why = format!(
+        "desync after {} moves, key {}: the board read is not the expected board plus one new 2 or 4; {mismatch}",
+        run.tally.moves, plan.key
+    );
+    let read = seen
+        .read
+        .clone()
+        .unwrap_or_else(|| ReadGrid::of_board(&plan.before));
+    let dir = dump::folder(
+        run.rec.as_ref().map(|r| r.dir()),
+        run.cfg.dump_dir.as_deref(),
+    );
+    let d = Desync {
+        why: &why,
+        before: &plan.before,
+        expected: &plan.after,
+        read: &read,
+        moves: run.tally.moves,
+    };
+    run.dump = dump::write(&dir, &run.frames, &d);
+    let msg = match &run.dump {
+        Some(d) => format!("{why}; dump in {d}"),
+        None => why,
+    };
+    Stop::new(StopReason::Desync, msg)
+}
