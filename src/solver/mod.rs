@@ -22,6 +22,7 @@ use serde::Serialize;
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;
+pub mod ntuple;
 
 /// What a solver decided for one board, with diagnostics.
 #[derive(Clone, Debug, Serialize)]
