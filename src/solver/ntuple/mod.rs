@@ -35,6 +35,19 @@ pub mod td;
 
 pub use file::{LoadError, SaveError, WeightsFormat};
 
+/// The environment variable that names the network file to use instead of [`default_path`]'s.
+pub const NETWORK_ENV: &str = "BOT2048_NETWORK";
+
+/// Where the bot's own trained network lives: `networks/ntuple-4x6.bin` in the source tree this
+/// binary was built from (the shipping format, [`WeightsFormat::SHIP`]), unless the environment
+/// variable [`NETWORK_ENV`] names another file.
+pub fn default_path() -> std::path::PathBuf {
+    match std::env::var_os(NETWORK_ENV) {
+        Some(p) if !p.is_empty() => p.into(),
+        _ => concat!(env!("CARGO_MANIFEST_DIR"), "/networks/ntuple-4x6.bin").into(),
+    }
+}
+
 /// The most cells a tuple may have: 16^7 weights = 1 GiB of `f32` for one tuple.
 pub const MAX_TUPLE_CELLS: usize = 7;
 
