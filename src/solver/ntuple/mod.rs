@@ -54,6 +54,9 @@ pub const MAX_TUPLE_CELLS: usize = 7;
 /// The most tuples a network may have.
 pub const MAX_TUPLES: usize = 16;
 
+/// The most weights a network may have in all: 2^30 (4 GiB of `f32`), e.g. four 7-cell tuples.
+pub const MAX_WEIGHTS: usize = 1 << 30;
+
 /// The number of board symmetries each tuple is looked up under.
 pub const SYMMETRIES: usize = 8;
 
@@ -85,6 +88,9 @@ pub enum SpecError {
         /// The offending character.
         ch: char,
     },
+    /// More than [`MAX_WEIGHTS`] weights in all.
+    #[error("the tuples need {0} weights; a network has at most {MAX_WEIGHTS} (4 GiB)")]
+    TooLarge(usize),
     /// The same cell twice in one tuple.
     #[error("tuple {tuple:?} names cell {cell:x} twice")]
     RepeatedCell {
@@ -121,7 +127,8 @@ impl Spec {
     /// Builds a spec from cell lists (cells `4 * row + col`, 0..16).
     ///
     /// # Errors
-    /// As [`Spec::from_str`]: no tuple, too many or too long tuples, a cell ≥ 16, a repeated cell.
+    /// As [`Spec::from_str`]: no tuple, too many or too long tuples, a cell ≥ 16, a repeated
+    /// cell, more than [`MAX_WEIGHTS`] weights.
     pub fn new(tuples: Vec<Vec<u8>>) -> Result<Spec, SpecError> {
         if tuples.is_empty() {
             return Err(SpecError::Empty);
@@ -152,7 +159,11 @@ impl Spec {
                 }
             }
         }
-        Ok(Spec { tuples })
+        let spec = Spec { tuples };
+        match spec.weight_count() {
+            n if n > MAX_WEIGHTS => Err(SpecError::TooLarge(n)),
+            _ => Ok(spec),
+        }
     }
 
     /// The tuples, each a list of cells `4 * row + col`.
@@ -603,6 +614,12 @@ mod tests {
             "01234567".parse::<Spec>(),
             Err(SpecError::TooLong { len: 8, .. })
         ));
+        // Four 7-cell tuples are the most: 4 × 2^28 weights.
+        assert!("0123456,1234567,2345678,3456789".parse::<Spec>().is_ok());
+        assert_eq!(
+            "0123456,1234567,2345678,3456789,456789a".parse::<Spec>(),
+            Err(SpecError::TooLarge(5 << 28))
+        );
     }
 
     #[test]
