@@ -229,11 +229,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     } else if args.resume.is_none() {
-        net.save(&args.out, WeightsFormat::CHECKPOINT, &cfg.note)
+        net.save_as(&args.out, WeightsFormat::CHECKPOINT, &cfg.note)
             .context("writing the new network")?;
     }
     if let Some(ship) = &args.ship {
-        net.save(ship, WeightsFormat::SHIP, &cfg.note)?;
+        net.save_as(ship, WeightsFormat::SHIP, &cfg.note)?;
         let size = std::fs::metadata(ship).map(|m| m.len()).unwrap_or(0);
         eprintln!(
             "shipping copy (i16, deflated): {} ({:.1} MiB)",

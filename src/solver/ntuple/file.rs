@@ -210,6 +210,15 @@ impl Network {
         load(path.as_ref(), Some(expected))
     }
 
+    /// Saves the network to `path` exactly ([`WeightsFormat::CHECKPOINT`]) with its own
+    /// [`Network::note`], atomically; see [`Network::save_as`].
+    ///
+    /// # Errors
+    /// [`SaveError`] naming the file.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), SaveError> {
+        self.save_as(path, WeightsFormat::CHECKPOINT, &self.note)
+    }
+
     /// Saves the network to `path` in `format`, atomically (temporary file, sync, rename).
     /// `note` is kept in the file as free text (e.g. how the network was trained).
     ///
@@ -219,7 +228,7 @@ impl Network {
     /// # Errors
     /// [`SaveError`] naming the file when writing or renaming fails (the temporary file is
     /// removed).
-    pub fn save(
+    pub fn save_as(
         &self,
         path: impl AsRef<Path>,
         format: WeightsFormat,
@@ -621,10 +630,16 @@ mod tests {
             },
         ] {
             let path = dir.path().join("n.bin");
-            net.save(&path, format, "a note").unwrap();
+            net.save_as(&path, format, "a note").unwrap();
             let back = Network::load(&path).unwrap();
             assert_eq!(back.spec(), net.spec());
             assert_eq!(back.games(), 12345);
+            assert_eq!(back.note(), "a note");
+            // `save` keeps the note and the weights exactly.
+            let again = dir.path().join("again.bin");
+            back.save(&again).unwrap();
+            let back = Network::load(&again).unwrap();
+            assert_eq!(back.note(), "a note");
             for i in 0..net.weight_count() {
                 assert_eq!(back.weight(i), net.weight(i), "weight {i}");
             }
@@ -639,7 +654,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let net = small_net();
         let path = dir.path().join("n.bin.gz");
-        net.save(&path, WeightsFormat::SHIP, "").unwrap();
+        net.save_as(&path, WeightsFormat::SHIP, "").unwrap();
         let back = Network::load(&path).unwrap();
         // Largest |w| per table is at most 0.37*2000 - 300 = 440 or 300: step 440/32767.
         let step = 440.0 / 32767.0;
@@ -662,7 +677,7 @@ mod tests {
         let net = small_net();
         for format in [WeightsFormat::CHECKPOINT, WeightsFormat::SHIP] {
             let path = dir.path().join("n.bin");
-            net.save(&path, format, "note").unwrap();
+            net.save_as(&path, format, "note").unwrap();
             let good = fs::read(&path).unwrap();
             let name = path.display().to_string();
 
@@ -735,7 +750,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing-dir").join("n.bin");
         let e = small_net()
-            .save(&path, WeightsFormat::CHECKPOINT, "")
+            .save_as(&path, WeightsFormat::CHECKPOINT, "")
             .unwrap_err();
         assert!(e.to_string().contains("missing-dir"), "{e}");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);

@@ -384,7 +384,7 @@ pub fn train(
         net.set_games(games);
         if plan.keep {
             let kept = PathBuf::from(format!("{}.{games:010}", plan.path.display()));
-            net.save(&kept, WeightsFormat::CHECKPOINT, &cfg.note)?;
+            net.save_as(&kept, WeightsFormat::CHECKPOINT, &cfg.note)?;
             let tmp = PathBuf::from(format!(
                 "{}.link{}",
                 plan.path.display(),
@@ -395,11 +395,11 @@ pub fn train(
                 std::fs::hard_link(&kept, &tmp).and_then(|()| std::fs::rename(&tmp, &plan.path));
             if linked.is_err() {
                 let _ = std::fs::remove_file(&tmp);
-                net.save(&plan.path, WeightsFormat::CHECKPOINT, &cfg.note)?;
+                net.save_as(&plan.path, WeightsFormat::CHECKPOINT, &cfg.note)?;
             }
             Ok(())
         } else {
-            net.save(&plan.path, WeightsFormat::CHECKPOINT, &cfg.note)
+            net.save_as(&plan.path, WeightsFormat::CHECKPOINT, &cfg.note)
         }
     };
 
