@@ -45,6 +45,12 @@ pub struct TrainArgs {
     /// Let α decay geometrically to this value at game --games.
     #[arg(long, value_name = "ALPHA")]
     pub alpha_end: Option<f32>,
+    /// Learn by temporal coherence (per-weight rates |E|/A that anneal themselves) instead of
+    /// plain TD; α then scales the coherent step (1.0 from scratch, e.g. 0.1 to fine-tune a
+    /// trained network). Needs 2 more tables as large as the network; they are not saved, so a
+    /// resumed run starts them anew.
+    #[arg(long)]
+    pub tc: bool,
     /// Initial value of every board in points for a new network: 0 is plain TD; a large value
     /// (e.g. 320000) is optimistic initialisation, which makes greedy play explore.
     #[arg(long, default_value_t = 0.0, value_name = "POINTS")]
@@ -165,6 +171,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         games: args.games,
         alpha: args.alpha,
         alpha_end: args.alpha_end,
+        coherence: args.tc,
         threads,
         seed: args.seed,
         window: args.window,
@@ -191,8 +198,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         let mut last_log = Instant::now();
         let log_every = Duration::from_secs(args.log_secs.max(1));
         eprintln!(
-            "training to {} games on {threads} threads, α {}{}, checkpoints to {} every {} min",
+            "training to {} games on {threads} threads by {}, α {}{}, checkpoints to {} every {} min",
             args.games,
+            if args.tc { "TC" } else { "TD(0)" },
             args.alpha,
             args.alpha_end
                 .map(|e| format!(" decaying to {e}"))

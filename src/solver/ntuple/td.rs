@@ -24,7 +24,7 @@ use crate::engine::{Board, SpawnRule};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
@@ -64,6 +64,9 @@ pub struct TrainConfig {
     /// If set, α decays geometrically from `alpha` at game 0 to this at game `games`
     /// (`α(g) = alpha · (end / alpha)^(g / games)`, by the game's global index).
     pub alpha_end: Option<f32>,
+    /// Learn by temporal coherence ([`Coherence`]) instead of plain TD; `alpha` then scales the
+    /// coherence-adjusted step (TDL2048 uses 1.0 from scratch; a lower one to fine-tune).
+    pub coherence: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// Seed of the run; game `g` uses [`game_seed`]`(seed, g)`.
@@ -180,10 +183,60 @@ pub struct GameOutcome {
     pub moves: u32,
 }
 
-/// Plays one game by the network, recording it, then updates it backwards (see the module doc).
-/// `rate` is the learning rate per weight (α / features). `path` is scratch space.
+/// Temporal coherence (TC, Beal & Smith 1999; Jaśkowski 2018): per weight, the sum `E` of the
+/// TD errors it took part in and the sum `A` of their absolute values. A weight's step is scaled
+/// by `|E| / A` (1 before its first update): weights whose errors keep one sign learn at the full
+/// rate, weights whose errors cancel out slow down, so the rate anneals itself weight by weight.
+///
+/// Two `f32` tables as large as the network's (+512 MiB for 4 × 6 tuples), shared by the
+/// training threads like the weights. They live only in memory: a resumed run starts them anew
+/// (every weight at the full rate again).
+pub struct Coherence {
+    e: Vec<AtomicU32>,
+    a: Vec<AtomicU32>,
+}
+
+impl Coherence {
+    /// Fresh accumulators (all 0) for `net`.
+    pub fn new(net: &Network) -> Coherence {
+        let n = net.weight_count();
+        let mut e = super::weight_vec(n);
+        e.resize_with(n, || AtomicU32::new(0));
+        let mut a = super::weight_vec(n);
+        a.resize_with(n, || AtomicU32::new(0));
+        Coherence { e, a }
+    }
+
+    /// One TC step on afterstate `x` (as [`Network::td_step`], each weight's step scaled by its
+    /// coherence `|E| / A`, then `E += error`, `A += |error|`). Returns the error before the step
+    /// and the value after it.
+    pub fn td_step(&self, net: &Network, x: u64, target: f32, rate: f32) -> (f32, f32) {
+        let load = |v: &AtomicU32| f32::from_bits(v.load(Ordering::Relaxed));
+        let store = |v: &AtomicU32, f: f32| v.store(f.to_bits(), Ordering::Relaxed);
+        let mut idx = [0usize; super::MAX_FEATURES];
+        let n = net.indices(x, &mut idx);
+        let idx = &idx[..n];
+        let before: f32 = idx.iter().map(|&i| net.w(i)).sum();
+        let error = target - before;
+        for &i in idx {
+            let (e, a) = (load(&self.e[i]), load(&self.a[i]));
+            let beta = if a > 0.0 { e.abs() / a } else { 1.0 };
+            let w = &net.weights[i];
+            store(w, load(w) + rate * beta * error);
+            store(&self.e[i], e + error);
+            store(&self.a[i], a + error.abs());
+        }
+        let after: f32 = idx.iter().map(|&i| net.w(i)).sum();
+        (error, after)
+    }
+}
+
+/// Plays one game by the network, recording it, then updates it backwards (see the module doc),
+/// by TC if `tc` is given. `rate` is the learning rate per weight (α / features). `path` is
+/// scratch space.
 fn learn_game(
     net: &Network,
+    tc: Option<&Coherence>,
     rng: &mut ChaCha8Rng,
     rate: f32,
     path: &mut Vec<(u64, u32)>,
@@ -199,7 +252,10 @@ fn learn_game(
     let mut target = 0.0f32;
     let mut err_sq = 0.0f64;
     for &(x, r) in path.iter().rev() {
-        let (err, after) = net.td_step(x, target, rate);
+        let (err, after) = match tc {
+            Some(tc) => tc.td_step(net, x, target, rate),
+            None => net.td_step(x, target, rate),
+        };
         err_sq += (err as f64) * (err as f64);
         target = r as f32 + after;
     }
@@ -357,6 +413,8 @@ pub fn train(
     let pause = RwLock::new(());
     let halt = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<GameStats>();
+    let tc = cfg.coherence.then(|| Coherence::new(net));
+    let tc = tc.as_ref();
     let mut window = Window::new(cfg.window);
     let mut updates = 0u64;
     let mut run_games = 0u64;
@@ -420,7 +478,7 @@ pub fn train(
                     }
                     let mut rng = ChaCha8Rng::seed_from_u64(game_seed(cfg.seed, g));
                     let rate = cfg.alpha_at(g) / features;
-                    let stats = learn_game(net, &mut rng, rate, &mut path);
+                    let stats = learn_game(net, tc, &mut rng, rate, &mut path);
                     if tx.send(stats).is_err() {
                         break;
                     }
@@ -488,6 +546,7 @@ mod tests {
             games,
             alpha: 0.1,
             alpha_end: None,
+            coherence: false,
             threads,
             seed: 5,
             window: 1000,
@@ -515,7 +574,7 @@ mod tests {
             steps.push((c.afterstate.raw(), c.score));
             board = c.afterstate.spawn(&mut rng2);
         }
-        let stats = learn_game(&net, &mut rng, 0.01, &mut path);
+        let stats = learn_game(&net, None, &mut rng, 0.01, &mut path);
         assert_eq!(stats.moves as usize, steps.len());
         assert_eq!(path, steps);
         // Redo the updates on the twin with the rule written out: last target 0, then
@@ -655,6 +714,45 @@ mod tests {
             train(&net, &cfg, &stop, &mut |_| {}),
             Err(TrainError::Config(_))
         ));
+    }
+
+    #[test]
+    fn tc_step_on_a_hand_worked_example() {
+        // One 1-cell tuple (the corners of the 8 images) on a board with a 2 top-left and the
+        // other corners empty: w[1] is looked up twice, w[0] six times.
+        let net = Network::new("0".parse::<Spec>().unwrap(), 0.0);
+        let tc = Coherence::new(&net);
+        let b = Board::from_values([[2, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
+        // First step: all coherences 1, so as TD: error 80, each lookup adds 0.125 * 80 = 10:
+        // w0 = 60, w1 = 20, value = 6*60 + 2*20 = 400. Each lookup adds the error to E and |error|
+        // to A: w0's E = A = 6*80 = 480, w1's E = A = 160.
+        let (err, after) = tc.td_step(&net, b.raw(), 80.0, 0.125);
+        assert_eq!((err, after), (80.0, 400.0));
+        assert_eq!((net.weight(0), net.weight(1)), (Some(60.0), Some(20.0)));
+        // Second step toward 0: error -400. Coherence |E|/A: w0's starts at 1 and falls as its
+        // six lookups add -400 each: E = 480 - 400k, A = 480 + 400k before lookup k+1
+        // (k = 0..5), so w0 gets 0.125 * -400 * (1, 80/880, 320/1280, 720/1680, 1120/2080,
+        // 1520/2480) ... summed. Compute it the slow way and compare.
+        let mut w0 = 60.0f32;
+        let (mut e, mut a) = (480.0f32, 480.0f32);
+        for _ in 0..6 {
+            w0 += 0.125 * (e.abs() / a) * -400.0;
+            e += -400.0;
+            a += 400.0;
+        }
+        let mut w1 = 20.0f32;
+        let (mut e, mut a) = (160.0f32, 160.0f32);
+        for _ in 0..2 {
+            w1 += 0.125 * (e.abs() / a) * -400.0;
+            e += -400.0;
+            a += 400.0;
+        }
+        let (err, after) = tc.td_step(&net, b.raw(), 0.0, 0.125);
+        assert_eq!(err, -400.0);
+        assert_eq!((net.weight(0), net.weight(1)), (Some(w0), Some(w1)));
+        assert_eq!(after, net.value(b));
+        // Plain TD would have subtracted 50 per lookup (w0 -> -240); TC moved far less.
+        assert!(w0 > -240.0 + 100.0, "{w0}");
     }
 
     #[test]
