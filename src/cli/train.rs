@@ -47,8 +47,8 @@ pub struct TrainArgs {
     pub alpha_end: Option<f32>,
     /// Learn by temporal coherence (per-weight rates |E|/A that anneal themselves) instead of
     /// plain TD; α then scales the coherent step (1.0 from scratch, e.g. 0.1 to fine-tune a
-    /// trained network). Needs 2 more tables as large as the network; they are not saved, so a
-    /// resumed run starts them anew.
+    /// trained network). Needs 2 more tables as large as the network, saved in its checkpoints
+    /// (768 MiB in all for 4x6) and taken up again by --resume.
     #[arg(long)]
     pub tc: bool,
     /// Initial value of every board in points for a new network: 0 is plain TD; a large value
@@ -140,19 +140,22 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if args.checkpoint_minutes.is_nan() || args.checkpoint_minutes <= 0.0 {
         bail!("--checkpoint-minutes must be positive");
     }
-    let net = match &args.resume {
+    let (net, tc) = match &args.resume {
         Some(path) => {
-            let net = match &args.network {
-                Some(spec) => Network::load_spec(path, spec)?,
-                None => Network::load(path)?,
-            };
+            let (net, tc) = td::load_checkpoint(path, args.network.as_ref())?;
             eprintln!(
-                "resumed {} ({} games) from {}",
+                "resumed {} ({} games{}) from {}",
                 net.spec(),
                 net.games(),
+                match (&tc, args.tc) {
+                    (Some(_), true) => ", with its TC tables",
+                    (Some(_), false) => "; its TC tables are not used",
+                    (None, true) => "; TC starts fresh",
+                    (None, false) => "",
+                },
                 path.display()
             );
-            net
+            (net, tc)
         }
         None => {
             let spec = args.network.clone().unwrap_or_else(Spec::standard);
@@ -162,7 +165,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 (spec.weight_count() * 4) >> 20,
                 args.init
             );
-            Network::new(spec, args.init)
+            (Network::new(spec, args.init), None)
         }
     };
     let stop = interrupt_flag();
@@ -208,7 +211,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             args.out.display(),
             args.checkpoint_minutes
         );
-        let summary = td::train(&net, &cfg, &stop, &mut |p| {
+        let summary = td::train(&net, tc, &cfg, &stop, &mut |p| {
             bar.set_position(p.games);
             let line = progress_line(p);
             if bar.is_hidden() {

@@ -9,7 +9,8 @@
 //! | 4 + n | spec length, then the spec's canonical text ([`Spec`]'s `Display`), UTF-8 |
 //! | 1 | encoding: 0 = `f32`, 1 = `i16` with a per-tuple `f32` scale ([`Encoding`]) |
 //! | 1 | compression: 0 = none, 1 = deflate (RFC 1951) |
-//! | 2 | reserved, 0 |
+//! | 1 | extra tables after the weights: 0, or 2 in a TC training checkpoint (its `E` and `A`) |
+//! | 1 | reserved, 0 |
 //! | 8 | training games the weights have learnt from ([`Network::games`]) |
 //! | 4 + n | note length, then the note, UTF-8 (free text: how the network was trained) |
 //! | 8 + n | payload length in bytes as stored, then the payload |
@@ -18,6 +19,8 @@
 //! The payload, once decompressed, is for `f32`: every weight in [`Network::weight`] order; for
 //! `i16`: first one `f32` scale per tuple, then every weight `w` as `round(w / scale)`, where
 //! `scale = max |w| / 32767` over the tuple's table (so the error is at most `scale / 2`).
+//! Extra tables (only with `f32`) follow the weights, each as long, in the same order.
+//! [`Network::load`] reads past them; the trainer loads them to resume temporal coherence.
 //!
 //! Saving writes a temporary file beside the target, syncs it and renames it over the target, so
 //! a crash leaves either the old file or the new one. Loading checks the magic, the version, the
@@ -184,6 +187,8 @@ struct Header {
     spec: Spec,
     encoding: Encoding,
     compressed: bool,
+    /// Extra f32 tables after the weights (TC's accumulators).
+    extra: usize,
     games: u64,
     note: String,
     payload_len: u64,
@@ -198,7 +203,7 @@ impl Network {
     /// [`LoadError`]: the file cannot be read, is not a network file, has another version, is
     /// truncated or corrupt (bad field, payload or checksum).
     pub fn load(path: impl AsRef<Path>) -> Result<Network, LoadError> {
-        load(path.as_ref(), None)
+        load(path.as_ref(), None, false).map(|(net, _)| net)
     }
 
     /// Loads a network from `path` and refuses one of another spec than `expected` (before
@@ -207,7 +212,7 @@ impl Network {
     /// # Errors
     /// [`LoadError::SpecMismatch`], or any error of [`Network::load`].
     pub fn load_spec(path: impl AsRef<Path>, expected: &Spec) -> Result<Network, LoadError> {
-        load(path.as_ref(), Some(expected))
+        load(path.as_ref(), Some(expected), false).map(|(net, _)| net)
     }
 
     /// Saves the network to `path` exactly ([`WeightsFormat::CHECKPOINT`]) with its own
@@ -234,14 +239,27 @@ impl Network {
         format: WeightsFormat,
         note: &str,
     ) -> Result<(), SaveError> {
-        let path = path.as_ref();
+        self.save_with(path.as_ref(), format, note, &[])
+    }
+
+    /// As [`Network::save_as`], with `extra` tables (each as long as the weights; `f32` only)
+    /// after the weights: a TC checkpoint's accumulators.
+    pub(crate) fn save_with(
+        &self,
+        path: &Path,
+        format: WeightsFormat,
+        note: &str,
+        extra: &[&[AtomicU32]],
+    ) -> Result<(), SaveError> {
+        debug_assert!(extra.is_empty() || format.encoding == Encoding::F32);
+        debug_assert!(extra.iter().all(|t| t.len() == self.weights.len()));
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let tmp = path.with_file_name(format!(
             ".{}.tmp{}",
             name.unwrap_or_else(|| "network".into()),
             std::process::id()
         ));
-        let result = self.write_to(&tmp, format, note).and_then(|()| {
+        let result = self.write_to(&tmp, format, note, extra).and_then(|()| {
             fs::rename(&tmp, path).map_err(|source| SaveError {
                 path: path.to_path_buf(),
                 source,
@@ -253,7 +271,13 @@ impl Network {
         result
     }
 
-    fn write_to(&self, tmp: &Path, format: WeightsFormat, note: &str) -> Result<(), SaveError> {
+    fn write_to(
+        &self,
+        tmp: &Path,
+        format: WeightsFormat,
+        note: &str,
+        extra: &[&[AtomicU32]],
+    ) -> Result<(), SaveError> {
         let err = |source| SaveError {
             path: tmp.to_path_buf(),
             source,
@@ -261,14 +285,15 @@ impl Network {
         let payload = match format.compressed {
             true => {
                 let mut enc = DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
-                self.write_payload(&mut enc, format.encoding).map_err(err)?;
+                self.write_payload(&mut enc, format.encoding, extra)
+                    .map_err(err)?;
                 Some(enc.finish().map_err(err)?)
             }
             false => None,
         };
         let payload_len = match &payload {
             Some(p) => p.len() as u64,
-            None => self.raw_payload_len(format.encoding),
+            None => self.raw_payload_len(format.encoding) * (1 + extra.len() as u64),
         };
         let file = File::create(tmp).map_err(err)?;
         let mut w = CrcWriter {
@@ -287,7 +312,7 @@ impl Network {
                     Encoding::I16 => 1,
                 },
                 format.compressed as u8,
-                0,
+                extra.len() as u8,
                 0,
             ])?;
             w.write_all(&self.games().to_le_bytes())?;
@@ -297,7 +322,7 @@ impl Network {
             w.write_all(&payload_len.to_le_bytes())?;
             match &payload {
                 Some(p) => w.write_all(p)?,
-                None => self.write_payload(w, format.encoding)?,
+                None => self.write_payload(w, format.encoding, extra)?,
             }
             let crc = w.crc.clone().finalize();
             w.inner.write_all(&crc.to_le_bytes())?;
@@ -322,11 +347,17 @@ impl Network {
         start..start + (1 << (4 * self.spec.tuples[t].len()))
     }
 
-    fn write_payload(&self, w: &mut impl Write, encoding: Encoding) -> io::Result<()> {
+    fn write_payload(
+        &self,
+        w: &mut impl Write,
+        encoding: Encoding,
+        extra: &[&[AtomicU32]],
+    ) -> io::Result<()> {
         let mut buf = Vec::with_capacity(4 * CHUNK);
         match encoding {
             Encoding::F32 => {
-                for chunk in self.weights.chunks(CHUNK) {
+                let tables = std::iter::once(&self.weights[..]).chain(extra.iter().copied());
+                for chunk in tables.flat_map(|t| t.chunks(CHUNK)) {
                     buf.clear();
                     for x in chunk {
                         buf.extend_from_slice(
@@ -372,7 +403,16 @@ impl Network {
     }
 }
 
-fn load(path: &Path, expected: Option<&Spec>) -> Result<Network, LoadError> {
+/// A network and the extra tables of its file (empty unless `want_extra` and the file has them).
+pub(crate) type Loaded = (Network, Vec<Vec<AtomicU32>>);
+
+/// Loads the file at `path`; see [`Network::load`]. With `want_extra`, the extra tables of a
+/// checkpoint are returned too; otherwise they are read past.
+pub(crate) fn load(
+    path: &Path,
+    expected: Option<&Spec>,
+    want_extra: bool,
+) -> Result<Loaded, LoadError> {
     let io_err = |source: io::Error| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -424,22 +464,32 @@ fn load(path: &Path, expected: Option<&Spec>) -> Result<Network, LoadError> {
     }
     let count = header.spec.weight_count();
     let mut payload = (&mut r).take(header.payload_len);
-    let weights = {
-        let decoded: Result<Vec<AtomicU32>, io::Error> = if header.compressed {
-            let mut d = DeflateDecoder::new(&mut payload);
-            let w = read_weights(&mut d, &header.spec, header.encoding);
-            w.and_then(|w| match d.read(&mut [0u8; 1])? {
-                0 => Ok(w),
-                _ => Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "the payload holds more than the spec's weights",
-                )),
-            })
-        } else {
-            read_weights(&mut payload, &header.spec, header.encoding)
+    let decoded = (|| -> io::Result<(Vec<AtomicU32>, Vec<Vec<AtomicU32>>)> {
+        let mut src: Box<dyn Read + '_> = match header.compressed {
+            true => Box::new(DeflateDecoder::new(&mut payload)),
+            false => Box::new(&mut payload),
         };
-        decoded.map_err(|e| corrupt(format!("bad payload: {e}")))?
-    };
+        let weights = read_weights(&mut src, &header.spec, header.encoding)?;
+        let mut extras = Vec::new();
+        for _ in 0..header.extra {
+            if want_extra {
+                extras.push(read_weights(&mut src, &header.spec, Encoding::F32)?);
+            } else {
+                let n = 4 * count as u64;
+                if io::copy(&mut (&mut src).take(n), &mut io::sink())? < n {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+            }
+        }
+        if header.compressed && src.read(&mut [0u8; 1])? != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the payload holds more than the spec's weights",
+            ));
+        }
+        Ok((weights, extras))
+    })();
+    let (weights, extras) = decoded.map_err(|e| corrupt(format!("bad payload: {e}")))?;
     // Anything left of the payload (after a complete deflate stream) must still be hashed.
     let left = io::copy(&mut payload, &mut io::sink()).map_err(io_err)?;
     if left > 0 && !header.compressed {
@@ -457,7 +507,7 @@ fn load(path: &Path, expected: Option<&Spec>) -> Result<Network, LoadError> {
     }
     let mut net = Network::from_parts(header.spec, weights, header.games);
     net.note = header.note;
-    Ok(net)
+    Ok((net, extras))
 }
 
 fn read_header(
@@ -499,7 +549,7 @@ fn read_header(
     let spec: Spec = spec
         .parse()
         .map_err(|e: SpecError| corrupt(format!("bad spec {spec:?}: {e}")))?;
-    let [enc, comp, r0, r1] = read_array(r).map_err(short)?;
+    let [enc, comp, extra, reserved] = read_array(r).map_err(short)?;
     let encoding = match enc {
         0 => Encoding::F32,
         1 => Encoding::I16,
@@ -510,8 +560,13 @@ fn read_header(
         1 => true,
         c => return Err(corrupt(format!("unknown compression {c}"))),
     };
-    if (r0, r1) != (0, 0) {
-        return Err(corrupt("reserved bytes are not zero".into()));
+    if reserved != 0 {
+        return Err(corrupt("the reserved byte is not zero".into()));
+    }
+    if extra > 2 || (extra > 0 && encoding != Encoding::F32) {
+        return Err(corrupt(format!(
+            "{extra} extra tables in {encoding:?} (0, or 2 in f32)"
+        )));
     }
     let games = u64::from_le_bytes(read_array(r).map_err(short)?);
     let note_len = u32::from_le_bytes(read_array(r).map_err(short)?);
@@ -528,6 +583,7 @@ fn read_header(
         Encoding::F32 => 4 * spec.weight_count() as u64,
         Encoding::I16 => 4 * spec.tuples().len() as u64 + 2 * spec.weight_count() as u64,
     };
+    let raw_len = raw_len * (1 + extra as u64);
     if !compressed && payload_len != raw_len {
         return Err(corrupt(format!(
             "payload of {payload_len} bytes; the spec's weights need {raw_len}"
@@ -538,6 +594,7 @@ fn read_header(
         spec,
         encoding,
         compressed,
+        extra: extra as usize,
         games,
         note,
         payload_len,

@@ -14,6 +14,11 @@
 //! game than updating forwards (TDL2048's README measures it). `α` is the learning rate for the
 //! whole value, shared by its `8 × tuples` weights (TDL2048's convention: α = 0.1 for 4 × 6).
 //!
+//! With [`TrainConfig::coherence`] each weight's step is further scaled by its temporal
+//! coherence ([`Coherence`]): on a 4 × 4-tuple network, 50,000 games from scratch reached an
+//! average of 49,069 (2048 in 90.7 % of the last 1,000) by TC with α = 1.0, against 33,962 (79.5 %)
+//! by TD with α = 0.1, at three quarters of TD's updates per second.
+//!
 //! Threads share the network Hogwild-style (see [`super`]); each plays whole games, game `g`
 //! from the seed [`game_seed`]`(seed, g)`. For a checkpoint the coordinating thread takes a write
 //! lock that each game holds for reading, so the saved weights are those after a whole number of
@@ -189,8 +194,8 @@ pub struct GameOutcome {
 /// rate, weights whose errors cancel out slow down, so the rate anneals itself weight by weight.
 ///
 /// Two `f32` tables as large as the network's (+512 MiB for 4 × 6 tuples), shared by the
-/// training threads like the weights. They live only in memory: a resumed run starts them anew
-/// (every weight at the full rate again).
+/// training threads like the weights, and saved with the weights in the checkpoints of a TC run
+/// ([`load_checkpoint`] reads them back).
 pub struct Coherence {
     e: Vec<AtomicU32>,
     a: Vec<AtomicU32>,
@@ -205,6 +210,18 @@ impl Coherence {
         let mut a = super::weight_vec(n);
         a.resize_with(n, || AtomicU32::new(0));
         Coherence { e, a }
+    }
+
+    /// The accumulators of a checkpoint's two extra tables (`E`, then `A`); `None` unless there
+    /// are exactly two, each as long as the network's weights.
+    fn from_tables(net: &Network, mut tables: Vec<Vec<AtomicU32>>) -> Option<Coherence> {
+        let n = net.weight_count();
+        if tables.len() != 2 || tables.iter().any(|t| t.len() != n) {
+            return None;
+        }
+        let a = tables.pop()?;
+        let e = tables.pop()?;
+        Some(Coherence { e, a })
     }
 
     /// One TC step on afterstate `x` (as [`Network::td_step`], each weight's step scaled by its
@@ -229,6 +246,20 @@ impl Coherence {
         let after: f32 = idx.iter().map(|&i| net.w(i)).sum();
         (error, after)
     }
+}
+
+/// Loads a checkpoint: the network and, if the file has them (a TC run's), the TC accumulators.
+/// With `expected`, a network of another spec is refused.
+///
+/// # Errors
+/// As [`Network::load`] and [`Network::load_spec`].
+pub fn load_checkpoint(
+    path: impl AsRef<std::path::Path>,
+    expected: Option<&super::Spec>,
+) -> Result<(Network, Option<Coherence>), super::LoadError> {
+    let (net, tables) = super::file::load(path.as_ref(), expected, true)?;
+    let tc = Coherence::from_tables(&net, tables);
+    Ok((net, tc))
 }
 
 /// Plays one game by the network, recording it, then updates it backwards (see the module doc),
@@ -387,11 +418,15 @@ impl Window {
 /// (each thread then finishes its game). Calls `report` every `cfg.report_every`, and writes
 /// checkpoints per `cfg.checkpoint`, the last one after the last game (also when stopped).
 ///
+/// With `cfg.coherence`, `tc` holds the TC accumulators to go on from (a resumed TC run's, from
+/// [`load_checkpoint`]); `None` starts fresh ones. Without it, `tc` is ignored.
+///
 /// # Errors
 /// [`TrainError::Config`] for `threads == 0` or a learning rate that is not positive and
 /// finite; [`TrainError::Save`] when a checkpoint cannot be written (the run stops there).
 pub fn train(
     net: &Network,
+    tc: Option<Coherence>,
     cfg: &TrainConfig,
     stop: &AtomicBool,
     report: &mut dyn FnMut(&Progress),
@@ -413,7 +448,10 @@ pub fn train(
     let pause = RwLock::new(());
     let halt = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<GameStats>();
-    let tc = cfg.coherence.then(|| Coherence::new(net));
+    let tc = match cfg.coherence {
+        true => Some(tc.unwrap_or_else(|| Coherence::new(net))),
+        false => None,
+    };
     let tc = tc.as_ref();
     let mut window = Window::new(cfg.window);
     let mut updates = 0u64;
@@ -440,9 +478,16 @@ pub fn train(
             return Ok(());
         };
         net.set_games(games);
+        let extra: Vec<&[AtomicU32]> = match tc {
+            Some(tc) => vec![&tc.e, &tc.a],
+            None => vec![],
+        };
+        let write = |path: &std::path::Path| {
+            net.save_with(path, WeightsFormat::CHECKPOINT, &cfg.note, &extra)
+        };
         if plan.keep {
             let kept = PathBuf::from(format!("{}.{games:010}", plan.path.display()));
-            net.save_as(&kept, WeightsFormat::CHECKPOINT, &cfg.note)?;
+            write(&kept)?;
             let tmp = PathBuf::from(format!(
                 "{}.link{}",
                 plan.path.display(),
@@ -453,11 +498,11 @@ pub fn train(
                 std::fs::hard_link(&kept, &tmp).and_then(|()| std::fs::rename(&tmp, &plan.path));
             if linked.is_err() {
                 let _ = std::fs::remove_file(&tmp);
-                net.save_as(&plan.path, WeightsFormat::CHECKPOINT, &cfg.note)?;
+                write(&plan.path)?;
             }
             Ok(())
         } else {
-            net.save_as(&plan.path, WeightsFormat::CHECKPOINT, &cfg.note)
+            write(&plan.path)
         }
     };
 
@@ -642,7 +687,7 @@ mod tests {
         let before = relative_td_error(&net, &own_episodes(&net, 50));
         assert_eq!(before, 1.0);
         let stop = AtomicBool::new(false);
-        let sum = train(&net, &config(2000, 1), &stop, &mut |_| {}).unwrap();
+        let sum = train(&net, None, &config(2000, 1), &stop, &mut |_| {}).unwrap();
         assert_eq!(net.games(), 2000);
         assert!(!sum.stopped);
         let after = relative_td_error(&net, &own_episodes(&net, 50));
@@ -661,7 +706,7 @@ mod tests {
             every: Duration::from_secs(3600),
             keep: true,
         });
-        let sum = train(&a, &cfg, &stop, &mut |_| {}).unwrap();
+        let sum = train(&a, None, &cfg, &stop, &mut |_| {}).unwrap();
         assert_eq!(sum.progress.checkpoint_games, Some(40));
         assert!(dir.path().join("ck.bin.0000000040").exists());
         // Resume from the checkpoint to 80 games = one run of 80 games.
@@ -669,12 +714,59 @@ mod tests {
         assert_eq!(b.games(), 40);
         let mut cfg80 = config(80, 1);
         cfg80.checkpoint = None;
-        train(&b, &cfg80, &stop, &mut |_| {}).unwrap();
+        train(&b, None, &cfg80, &stop, &mut |_| {}).unwrap();
         let c = Network::new(spec, 0.0);
-        train(&c, &cfg80, &stop, &mut |_| {}).unwrap();
+        train(&c, None, &cfg80, &stop, &mut |_| {}).unwrap();
         for i in (0..c.weight_count()).step_by(97) {
             assert_eq!(b.weight(i), c.weight(i), "weight {i}");
         }
+    }
+
+    #[test]
+    fn a_tc_run_resumes_exactly_from_its_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec: Spec = "0123,4567".parse().unwrap();
+        let stop = AtomicBool::new(false);
+        let mut cfg = config(30, 1);
+        cfg.coherence = true;
+        cfg.alpha = 1.0;
+        cfg.checkpoint = Some(CheckpointPlan {
+            path: dir.path().join("tc.bin"),
+            every: Duration::from_secs(3600),
+            keep: false,
+        });
+        let a = Network::new(spec.clone(), 0.0);
+        train(&a, None, &cfg, &stop, &mut |_| {}).unwrap();
+        let (b, tc) = load_checkpoint(dir.path().join("tc.bin"), Some(&spec)).unwrap();
+        assert!(tc.is_some());
+        // The file still loads as a plain network (its TC tables read past).
+        assert_eq!(
+            Network::load(dir.path().join("tc.bin")).unwrap().games(),
+            30
+        );
+        let mut cfg60 = cfg.clone();
+        cfg60.games = 60;
+        cfg60.checkpoint = None;
+        train(&b, tc, &cfg60, &stop, &mut |_| {}).unwrap();
+        let c = Network::new(spec, 0.0);
+        train(&c, None, &cfg60, &stop, &mut |_| {}).unwrap();
+        for i in (0..c.weight_count()).step_by(89) {
+            assert_eq!(b.weight(i), c.weight(i), "weight {i}");
+        }
+        // A plain TD checkpoint has no TC tables.
+        cfg.coherence = false;
+        train(
+            &Network::new("0".parse().unwrap(), 0.0),
+            None,
+            &cfg,
+            &stop,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(load_checkpoint(dir.path().join("tc.bin"), None)
+            .unwrap()
+            .1
+            .is_none());
     }
 
     #[test]
@@ -688,7 +780,7 @@ mod tests {
             every: Duration::from_secs(3600),
             keep: false,
         });
-        let sum = train(&net, &cfg, &stop, &mut |_| {}).unwrap();
+        let sum = train(&net, None, &cfg, &stop, &mut |_| {}).unwrap();
         assert!(sum.stopped);
         assert_eq!(sum.progress.run_games, 0);
         assert_eq!(Network::load(dir.path().join("ck.bin")).unwrap().games(), 0);
@@ -705,13 +797,13 @@ mod tests {
         let stop = AtomicBool::new(false);
         cfg.alpha = -1.0;
         assert!(matches!(
-            train(&net, &cfg, &stop, &mut |_| {}),
+            train(&net, None, &cfg, &stop, &mut |_| {}),
             Err(TrainError::Config(_))
         ));
         cfg.alpha = 0.1;
         cfg.threads = 0;
         assert!(matches!(
-            train(&net, &cfg, &stop, &mut |_| {}),
+            train(&net, None, &cfg, &stop, &mut |_| {}),
             Err(TrainError::Config(_))
         ));
     }
