@@ -563,7 +563,7 @@ fn read_header(
     if reserved != 0 {
         return Err(corrupt("the reserved byte is not zero".into()));
     }
-    if extra > 2 || (extra > 0 && encoding != Encoding::F32) {
+    if !matches!(extra, 0 | 2) || (extra > 0 && encoding != Encoding::F32) {
         return Err(corrupt(format!(
             "{extra} extra tables in {encoding:?} (0, or 2 in f32)"
         )));
@@ -774,6 +774,14 @@ mod tests {
             bad.push(0);
             fs::write(&path, &bad).unwrap();
             assert!(matches!(expect_err(&path, None), LoadError::Corrupt { .. }));
+
+            // An extra-table count other than 0 or 2 (or extras in i16).
+            let mut bad = good.clone();
+            let at = 8 + 4 + 4 + net.spec().to_string().len() + 2;
+            bad[at] = 1;
+            fs::write(&path, &bad).unwrap();
+            let e = expect_err(&path, None);
+            assert!(e.to_string().contains("extra tables"), "{e}");
 
             // Another version.
             let mut bad = good.clone();
