@@ -3,4 +3,5 @@ mod cli;
 mod engine;
 mod play_replay;
 mod real_games;
+mod train;
 mod vision_corpus;

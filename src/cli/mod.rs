@@ -15,6 +15,7 @@ pub mod read;
 pub mod sim;
 pub mod solver_args;
 pub mod windows;
+pub mod train;
 
 /// bot2048: plays a real 2048 game by looking at the screen and pressing arrow keys.
 #[derive(Debug, Parser)]
@@ -57,6 +58,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Play many games on the built-in engine and measure a solver.
     Sim(sim::SimArgs),
+    /// Train an n-tuple network by TD(0) self-play (the learned evaluation).
+    Train(train::TrainArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -71,5 +74,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Windows(args) => windows::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Train(args) => train::run(args),
     }
 }

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;
+pub mod ntuple;
 pub mod registry;
 
 pub use registry::{Evaluation, SolverConfig};
