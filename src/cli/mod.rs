@@ -14,8 +14,8 @@ pub mod play;
 pub mod read;
 pub mod sim;
 pub mod solver_args;
-pub mod windows;
 pub mod train;
+pub mod windows;
 
 /// bot2048: plays a real 2048 game by looking at the screen and pressing arrow keys.
 #[derive(Debug, Parser)]

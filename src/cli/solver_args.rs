@@ -1,10 +1,10 @@
 //! The solver options shared by `play`, `advise` and `sim`: which solver, its evaluation, its
 //! options, and the budget of each decision. Every name and option comes from the registry
 //! ([`crate::solver::registry`]).
+use super::exit::UsageError;
 use crate::engine::{Shape, SpawnRule};
 use crate::solver::registry::{self, Evaluation, OptionValues};
 use crate::solver::{Budget, Solver, SolverConfig};
-use super::exit::UsageError;
 use anyhow::Context;
 use clap::Args;
 use std::sync::atomic::AtomicBool;

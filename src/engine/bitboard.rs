@@ -6,7 +6,7 @@
 //!
 //! Idea of the tables: nneonneo/2048-ai, `2048.cpp` (`init_tables`, `execute_move_*`).
 use super::tables::{
-    slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_LEFT, ROW_RIGHT,
+    slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_BOTH, ROW_LEFT, ROW_RIGHT,
 };
 use super::{AnyBoard, BoardError, Move, Position, Shape, SpawnRule};
 use rand::Rng;
@@ -79,6 +79,20 @@ fn cols_through(t: u64, table: &[u64; 65536]) -> u64 {
         | table[((t >> 16) & 0xffff) as usize] << 4
         | table[((t >> 32) & 0xffff) as usize] << 8
         | table[(t >> 48) as usize] << 12
+}
+
+/// The four rows of `x` moved toward cell 0 and toward cell 3 (left and right), from one lookup
+/// per row in [`ROW_BOTH`].
+#[inline(always)]
+fn rows_both(x: u64) -> (u64, u64) {
+    let e = |k: u32| ROW_BOTH[((x >> (16 * k)) & 0xffff) as usize] as u64;
+    // Rows 0 and 2 in one word, 1 and 3 in another: (left, right) pairs at bits 0 and 32.
+    let even = e(0) | e(2) << 32;
+    let odd = e(1) | e(3) << 32;
+    const LOW: u64 = 0x0000_ffff_0000_ffff;
+    let toward_0 = (even & LOW) | (odd & LOW) << 16;
+    let toward_3 = (even >> 16 & LOW) | (odd & !LOW);
+    (toward_0, toward_3)
 }
 
 /// The merge score of the four lines (rows of `x`), in points.
@@ -306,21 +320,41 @@ impl Board {
     }
 
     /// The four afterstates in [`Move::ALL`] order (`None` for an illegal move): the same boards
-    /// as [`Board::shifted`] for each move, with one transpose shared by up and down.
+    /// as [`Board::shifted`] for each move, made together by [`Board::for_each_shifted`].
     #[inline]
     pub fn afterstates(self) -> [Option<Board>; 4] {
+        let mut all = [None; 4];
+        self.for_each_shifted(|m, after| all[m.index()] = Some(after));
+        all
+    }
+
+    /// Calls `f(m, board after m)` for each legal move `m`, in [`Move::ALL`] order: the same
+    /// boards as [`Board::shifted`], made together (one check for the slow path, one transpose for
+    /// up and down, one lookup per row in [`ROW_BOTH`] for left and right, no array of results);
+    /// the search's max nodes use it. (Up and down through `ROW_BOTH` too, with two more
+    /// transposes, made the four moves 15 % slower.)
+    #[inline(always)]
+    pub fn for_each_shifted(self, mut f: impl FnMut(Move, Board)) {
         if self.big != 0 || nibbles_full(self.cells) != 0 {
-            return Move::ALL.map(|m| self.shifted(m));
+            for m in Move::ALL {
+                if let Some(after) = self.shifted(m) {
+                    f(m, after);
+                }
+            }
+            return;
         }
         let x = self.cells;
         let t = transpose(x);
-        let changed = |cells: u64| (cells != x).then_some(Board { cells, big: 0 });
-        [
-            changed(cols_through(t, &COL_UP)),
-            changed(cols_through(t, &COL_DOWN)),
-            changed(rows_through(x, &ROW_LEFT)),
-            changed(rows_through(x, &ROW_RIGHT)),
-        ]
+        let (left, right) = rows_both(x);
+        let mut moved = |m: Move, cells: u64| {
+            if cells != x {
+                f(m, Board { cells, big: 0 });
+            }
+        };
+        moved(Move::Up, cols_through(t, &COL_UP));
+        moved(Move::Down, cols_through(t, &COL_DOWN));
+        moved(Move::Left, left);
+        moved(Move::Right, right);
     }
 
     /// True when no move is legal.
@@ -489,6 +523,11 @@ impl Position for Board {
     }
 
     #[inline(always)]
+    fn for_each_afterstate(self, f: impl FnMut(Move, Board)) {
+        self.for_each_shifted(f)
+    }
+
+    #[inline(always)]
     fn count_empty(self) -> u32 {
         Board::count_empty(self)
     }
@@ -648,6 +687,37 @@ mod tests {
         let (after, s) = board.apply(Move::Right).unwrap();
         assert_eq!(after.to_values()[0], [0, 32768, 2, 32768]);
         assert_eq!(s, 0);
+    }
+
+    #[test]
+    fn for_each_shifted_is_shifted_in_each_direction() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut boards = vec![
+            b([[32768, 32768, 0, 0], [0; 4], [0; 4], [0; 4]]),
+            b([[32768, 2, 0, 0], [0; 4], [32768, 0, 0, 0], [0; 4]]),
+            b([[65536, 0, 0, 0], [65536, 0, 0, 0], [0; 4], [0; 4]]),
+        ];
+        for _ in 0..2000 {
+            // Random boards of small exponents, some with empty cells and some with 15s.
+            let cells = (0..16).fold(0u64, |acc, i| {
+                let e = (x >> (4 * i)) & 0xf;
+                acc | (if e > 12 && e != 15 { 0 } else { e } << (4 * i))
+            });
+            boards.push(Board { cells, big: 0 });
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+        for board in boards {
+            let mut all = [None; 4];
+            board.for_each_shifted(|m, after| all[m.index()] = Some(after));
+            assert_eq!(
+                all,
+                Move::ALL.map(|m| board.shifted(m)),
+                "{:016x}",
+                board.raw()
+            );
+        }
     }
 
     #[test]

@@ -313,6 +313,17 @@ pub trait Position: Copy + PartialEq + fmt::Debug + Send + Sync + 'static {
         Move::ALL.map(|m| self.shifted(m))
     }
 
+    /// Calls `f(m, board after m)` for each legal move `m`, in [`Move::ALL`] order (the search's
+    /// max nodes; the bitboard makes the four moves together without an array of results).
+    #[inline]
+    fn for_each_afterstate(self, mut f: impl FnMut(Move, Self)) {
+        for (m, after) in Move::ALL.into_iter().zip(self.afterstates()) {
+            if let Some(after) = after {
+                f(m, after);
+            }
+        }
+    }
+
     /// The number of empty cells.
     fn count_empty(self) -> u32;
 

@@ -144,6 +144,21 @@ pub static ROW_RIGHT: [u16; 65536] = build_rows(true);
 pub static COL_UP: [u64; 65536] = build_cols(false);
 /// Column after a move toward row 3 (down); layout as [`COL_UP`].
 pub static COL_DOWN: [u64; 65536] = build_cols(true);
+const fn build_both(left: &[u16; 65536], right: &[u16; 65536]) -> [u32; 65536] {
+    let mut table = [0u32; 65536];
+    let mut row = 0usize;
+    while row < 65536 {
+        table[row] = left[row] as u32 | (right[row] as u32) << 16;
+        row += 1;
+    }
+    table
+}
+
+/// Both results of a row in one lookup: the row after a move toward column 0 (left) in the low
+/// 16 bits, toward column 3 (right) in the high 16 bits ([`ROW_LEFT`] and [`ROW_RIGHT`] side by
+/// side): left and right together cost four lookups, not eight.
+pub static ROW_BOTH: [u32; 65536] = build_both(&ROW_LEFT, &ROW_RIGHT);
+
 /// Merge score of a line divided by 4 (every merge makes a tile of at least 4; four 16384 tiles
 /// make 65536, one more than a `u16`). The same in both directions: both merge the same pairs
 /// within each run of equal tiles.
@@ -207,6 +222,11 @@ mod tests {
             assert_eq!(ROW_RIGHT[i], pack_row(right), "right {row:#06x}");
             assert_eq!(COL_DOWN[i], unpack_col(pack_row(right)), "down {row:#06x}");
             assert_eq!(rs, ls, "left and right score alike {row:#06x}");
+            assert_eq!(
+                ROW_BOTH[i],
+                pack_row(left) as u32 | (pack_row(right) as u32) << 16,
+                "both {row:#06x}"
+            );
         }
     }
 

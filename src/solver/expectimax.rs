@@ -24,6 +24,7 @@ use super::registry::{Build, OptionInfo, OptionValues, SolverConfig, SolverInfo}
 use super::{board_for, Budget, Decision, Evaluator, PonderReport, Solver, SolverError};
 use crate::engine::{AnyBoard, Position, Shape, SpawnRule};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -151,17 +152,40 @@ pub fn adaptive_depth<P: Position>(board: P) -> u32 {
         .max(MIN_ADAPTIVE_DEPTH)
 }
 
+/// A search to depth d uses only the first 2^(2d + 6) slots (at least 2^12, at most all): a
+/// table sized to the work stays in cache. Nodes grow about 8× per depth and a decision at depth d
+/// stores about 2^(2d) entries on the peer boards; on them 2^12..2^14 slots were fastest at depth
+/// 3, 2^14 at 4, 2^16 at 5, 2^16..2^18 at 6 (the full 2^21 was 20-30 % slower: a probe of 32 MiB
+/// misses the caches and the TLB).
+pub const ACTIVE_BITS_BASE: u32 = 6;
+/// Fewest table slots a search uses, log2.
+pub const MIN_ACTIVE_BITS: u32 = 12;
+
+/// log2 of the table slots a search to depth `limit` uses in a table of 2^`table_bits` slots:
+/// `2·limit + 6`, within [`MIN_ACTIVE_BITS`]..=`table_bits`.
+pub fn active_bits(limit: u32, table_bits: u32) -> u32 {
+    (2 * limit + ACTIVE_BITS_BASE).clamp(MIN_ACTIVE_BITS.min(table_bits), table_bits)
+}
+
 /// A lock-free transposition table: board → (value, depth still to search), always-replace.
 ///
-/// Each slot holds two `AtomicU64`: `data` = value bits << 32 | depth, `check` = key ^ data, so a
-/// slot torn by two threads writing at once fails the check instead of answering wrongly. Shared
-/// by the root moves' threads; allocated once per solver and kept across moves (an entry's meaning,
-/// the value of a board searched to a depth, does not depend on the root).
+/// Each slot holds two `AtomicU64`: `data` = value bits << 32 | generation << 8 | depth, `check` =
+/// key ^ data, so a slot torn by two threads writing at once fails the check instead of answering
+/// wrongly. Shared by the root moves' threads; allocated once per solver and kept across moves (an
+/// entry's meaning, the value of a board searched to a depth, does not depend on the root).
+/// Emptying it ([`TransTable::clear`]) starts a new generation: entries of older ones no longer
+/// answer, and no slot is written.
 struct TransTable {
     slots: Box<[[AtomicU64; 2]]>,
-    /// 64 − log2(slots): the slot is the top bits of the multiplicative hash.
-    shift: u32,
+    /// log2 of the slot count.
+    bits: u32,
+    /// The current generation, 1..=GENERATION_MASK (0 is never current: zeroed slots stay empty).
+    generation: u32,
 }
+
+/// Generations are 24 bits (bits 8..32 of a slot's `data`); after 2^24 − 1 clears the slots are
+/// zeroed and the count starts again.
+const GENERATION_MASK: u32 = 0xff_ffff;
 
 impl TransTable {
     fn new(bits: u32) -> TransTable {
@@ -170,32 +194,55 @@ impl TransTable {
             slots: (0..n)
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
                 .collect(),
-            shift: 64 - bits,
+            bits,
+            generation: 1,
         }
     }
 
-    /// The slot of `key`: the top bits of `key × 2^64/φ` (Fibonacci hashing), which depend on
-    /// every bit of the key (bits taken from the middle of the product would ignore the key's
-    /// top bits, the bitboard's last row, and boards differing only there would share a slot).
-    #[inline(always)]
-    fn slot(&self, key: u64) -> &[AtomicU64; 2] {
-        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        &self.slots[(h >> self.shift) as usize]
+    /// The shift that selects the slots a search to depth `limit` uses.
+    fn shift_for(&self, limit: u32) -> u32 {
+        64 - active_bits(limit, self.bits)
     }
 
-    /// The value of `key` if it was searched at least `depth` deep.
+    /// Empties the table in O(1): a new generation (every 2^24 − 1 calls, a real zeroing).
+    fn clear(&mut self) {
+        self.generation = (self.generation + 1) & GENERATION_MASK;
+        if self.generation == 0 {
+            for slot in self.slots.iter() {
+                slot[0].store(0, Ordering::Relaxed);
+                slot[1].store(0, Ordering::Relaxed);
+            }
+            self.generation = 1;
+        }
+    }
+
+    /// The slot of `key` among the first 2^(64 − `shift`) slots: the top bits of `key × 2^64/φ`
+    /// (Fibonacci hashing), which depend on every bit of the key (bits from the middle of the
+    /// product would ignore the key's top bits, the bitboard's last row, and boards differing
+    /// only there would share a slot; found by the peer measurement). An entry stored under one
+    /// shift is simply not found under another (the check still holds the whole key).
     #[inline(always)]
-    fn get(&self, key: u64, depth: u32) -> Option<f32> {
-        let [check, data] = self.slot(key);
+    fn slot(&self, key: u64, shift: u32) -> &[AtomicU64; 2] {
+        debug_assert!(shift >= 64 - self.bits && shift < 64);
+        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        &self.slots[(h >> shift) as usize]
+    }
+
+    /// The value of `key` if it was searched at least `depth` deep in this generation.
+    #[inline(always)]
+    fn get(&self, key: u64, depth: u32, shift: u32) -> Option<f32> {
+        let [check, data] = self.slot(key, shift);
         let d = data.load(Ordering::Relaxed);
         let c = check.load(Ordering::Relaxed);
-        (c ^ d == key && (d & 0xff) as u32 >= depth).then(|| f32::from_bits((d >> 32) as u32))
+        let (gen, searched) = ((d >> 8) as u32 & GENERATION_MASK, (d & 0xff) as u32);
+        (c ^ d == key && gen == self.generation && searched >= depth)
+            .then(|| f32::from_bits((d >> 32) as u32))
     }
 
     #[inline(always)]
-    fn put(&self, key: u64, depth: u32, value: f32) {
-        let [check, data] = self.slot(key);
-        let d = ((value.to_bits() as u64) << 32) | depth as u64;
+    fn put(&self, key: u64, depth: u32, value: f32, shift: u32) {
+        let [check, data] = self.slot(key, shift);
+        let d = ((value.to_bits() as u64) << 32) | (self.generation as u64) << 8 | depth as u64;
         data.store(d, Ordering::Relaxed);
         check.store(key ^ d, Ordering::Relaxed);
     }
@@ -204,6 +251,8 @@ impl TransTable {
 /// One thread's walk of the tree to a fixed depth limit.
 struct Searcher<'a, P, E> {
     table: &'a TransTable,
+    /// The table shift of this depth limit ([`TransTable::shift_for`]).
+    shift: u32,
     eval: &'a E,
     limit: u32,
     nodes: u64,
@@ -242,8 +291,19 @@ impl<P: Position, E: Evaluator<P>> Searcher<'_, P, E> {
             return 0.0;
         }
         let mut best = 0.0f32;
-        for after in board.afterstates().into_iter().flatten() {
-            best = best.max(self.chance_node(after, cprob, depth + 1));
+        if cprob < self.cprob_min || depth + 1 >= self.limit {
+            // Every chance node below is a leaf: its static evaluation, here, without the call
+            // (about 90 % of chance nodes are leaves).
+            let (eval, mut leaves) = (self.eval, 0);
+            board.for_each_afterstate(|_, after| {
+                leaves += 1;
+                best = best.max(eval.evaluate(after));
+            });
+            self.nodes += leaves;
+        } else {
+            board.for_each_afterstate(|_, after| {
+                best = best.max(self.chance_node(after, cprob, depth + 1));
+            });
         }
         best
     }
@@ -259,7 +319,7 @@ impl<P: Position, E: Evaluator<P>> Searcher<'_, P, E> {
         // Boards with a tile beyond 32768 have no exact key: keep them out of the table.
         let key = board.table_key();
         if let Some(k) = key {
-            if let Some(v) = self.table.get(k, remaining) {
+            if let Some(v) = self.table.get(k, remaining, self.shift) {
                 return v;
             }
         }
@@ -276,7 +336,7 @@ impl<P: Position, E: Evaluator<P>> Searcher<'_, P, E> {
         let value = total / empty as f32;
         if let Some(k) = key {
             if !self.stop.load(Ordering::Relaxed) {
-                self.table.put(k, remaining, value);
+                self.table.put(k, remaining, value, self.shift);
             }
         }
         value
@@ -290,6 +350,10 @@ pub struct Expectimax<P: Position, E> {
     options: ExpectimaxOptions,
     eval: E,
     table: TransTable,
+    /// The root moves' values the last ponder found: afterstate key → (depth, value). The next
+    /// decision takes a root's value from here when it was searched deep enough, whatever the
+    /// transposition table has evicted since.
+    pondered: HashMap<u64, (u32, f32)>,
     _board: PhantomData<fn() -> P>,
 }
 
@@ -311,6 +375,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         Expectimax {
             shape,
             table: TransTable::new(options.table_bits),
+            pondered: HashMap::new(),
             options,
             eval,
             _board: PhantomData,
@@ -327,11 +392,10 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
 
     /// Empties the transposition table (the next decision searches from scratch, as a fresh
     /// solver would; for benchmarks and repeatable measurements).
+    /// O(1): a new table generation.
     pub fn clear_table(&mut self) {
-        for slot in self.table.slots.iter() {
-            slot[0].store(0, Ordering::Relaxed);
-            slot[1].store(0, Ordering::Relaxed);
-        }
+        self.table.clear();
+        self.pondered.clear();
     }
 
     /// Searches every legal root move to `limit`; `None` if the deadline or the stop flag
@@ -350,6 +414,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         let run = |&(i, after): &(usize, P)| {
             let mut s = Searcher {
                 table: &self.table,
+                shift: self.table.shift_for(limit),
                 eval: &self.eval,
                 limit,
                 nodes: 0,
@@ -406,6 +471,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
             spawns.extend(after.empties().map(|i| after.with_new_tile(i, 2)));
         }
         let mut report = PonderReport::default();
+        self.pondered.clear();
         'deepen: for depth in 1..=max_depth {
             for (k, &spawned) in spawns.iter().enumerate() {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -413,10 +479,13 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
                 }
                 let roots = legal_roots(spawned);
                 if !roots.is_empty() {
-                    match self.search(roots.as_slice(), depth, deadline, external) {
-                        Some((_, n)) => report.nodes += n,
-                        None => break 'deepen,
-                    }
+                    let Some((values, n)) =
+                        self.search(roots.as_slice(), depth, deadline, external)
+                    else {
+                        break 'deepen;
+                    };
+                    report.nodes += n;
+                    self.remember_roots(roots.as_slice(), &values, depth);
                 }
                 if k + 1 == twos {
                     report.depth = depth;
@@ -425,6 +494,43 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         }
         report.elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
         report
+    }
+
+    /// Keeps the root values a ponder found at `depth` for the next decision.
+    fn remember_roots(&mut self, roots: &[(usize, P)], values: &[Option<f64>; 4], depth: u32) {
+        for &(i, after) in roots {
+            if let (Some(key), Some(v)) = (after.table_key(), values[i]) {
+                self.pondered.insert(key, (depth, v as f32));
+            }
+        }
+    }
+
+    /// [`Expectimax::search`], taking each root's value from the last ponder when it searched
+    /// that root at least `limit` deep.
+    fn search_pondered(
+        &self,
+        roots: &[(usize, P)],
+        limit: u32,
+        deadline: Option<Instant>,
+        external: Option<&AtomicBool>,
+    ) -> Option<([Option<f64>; 4], u64)> {
+        let mut values = [None; 4];
+        let mut todo = Vec::with_capacity(4);
+        for &(i, after) in roots {
+            let known = after.table_key().and_then(|k| self.pondered.get(&k));
+            match known {
+                Some(&(depth, v)) if depth >= limit => values[i] = Some(v as f64),
+                _ => todo.push((i, after)),
+            }
+        }
+        if todo.is_empty() {
+            return Some((values, 0));
+        }
+        let (searched, nodes) = self.search(&todo, limit, deadline, external)?;
+        for &(i, _) in &todo {
+            values[i] = searched[i];
+        }
+        Some((values, nodes))
     }
 
     /// The decision for `board` within `budget` (see [`Expectimax::new`]).
@@ -452,7 +558,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         let mut stopped = false;
         let Some(time) = time else {
             if max_depth > 0 {
-                match self.search(roots, max_depth, None, external) {
+                match self.search_pondered(roots, max_depth, None, external) {
                     Some((v, n)) => (values, nodes, depth) = (v, nodes + n, max_depth),
                     None => stopped = true,
                 }
@@ -465,7 +571,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         let mut last_spent: Option<Duration> = None;
         for d in 1..=max_depth {
             let t0 = Instant::now();
-            match self.search(roots, d, Some(deadline), external) {
+            match self.search_pondered(roots, d, Some(deadline), external) {
                 Some((v, n)) => {
                     values = v;
                     nodes += n;
@@ -566,6 +672,42 @@ mod tests {
             ..ExpectimaxOptions::default()
         };
         Expectimax::new(Shape::FOUR, opts, RowHeuristic::new())
+    }
+
+    #[test]
+    fn table_clear_forgets_entries_and_wraps() {
+        let mut t = TransTable::new(4);
+        let sh = 64 - 4;
+        t.put(0x1234, 3, 7.5, sh);
+        assert_eq!(t.get(0x1234, 3, sh), Some(7.5));
+        assert_eq!(t.get(0x1234, 4, sh), None, "searched 3 deep, not 4");
+        t.clear();
+        assert_eq!(t.get(0x1234, 1, sh), None);
+        t.put(0x1234, 2, 1.0, sh);
+        t.generation = GENERATION_MASK;
+        t.put(0x5678, 2, 2.0, sh);
+        t.clear(); // wraps: zeroes the slots, generation 1 again
+        assert_eq!(t.generation, 1);
+        assert_eq!(
+            t.get(0x1234, 1, sh),
+            None,
+            "an old generation-1 entry is gone"
+        );
+        assert_eq!(t.get(0x5678, 1, sh), None);
+    }
+
+    #[test]
+    fn active_table_grows_with_depth() {
+        assert_eq!(active_bits(0, TABLE_BITS), MIN_ACTIVE_BITS);
+        assert_eq!(active_bits(3, TABLE_BITS), 12);
+        assert_eq!(active_bits(5, TABLE_BITS), 16);
+        assert_eq!(active_bits(6, TABLE_BITS), 18);
+        assert_eq!(active_bits(MAX_DEPTH, TABLE_BITS), TABLE_BITS);
+        assert_eq!(active_bits(9, 10), 10, "never beyond the table");
+        // An entry stored in a smaller active part is found only under the same shift.
+        let t = TransTable::new(8);
+        t.put(0xabcd, 2, 3.0, 64 - 6);
+        assert_eq!(t.get(0xabcd, 2, 64 - 6), Some(3.0));
     }
 
     #[test]

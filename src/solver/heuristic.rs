@@ -92,10 +92,13 @@ pub fn row_value(line: [u8; 4]) -> f32 {
 }
 
 /// [`row_value`] for all 65,536 rows (index = 16-bit row, lowest nibble = `line[0]`).
-pub static ROW_VALUES: LazyLock<Box<[f32]>> = LazyLock::new(|| {
-    (0..=u16::MAX)
+///
+/// A fixed-size array, so that a 16-bit index needs no bounds check.
+pub static ROW_VALUES: LazyLock<Box<[f32; 65536]>> = LazyLock::new(|| {
+    let rows: Box<[f32]> = (0..=u16::MAX)
         .map(|row| row_value(crate::engine::tables::unpack_row(row)))
-        .collect()
+        .collect();
+    rows.try_into().expect("65,536 rows")
 });
 
 /// The heuristic value of a 4×4 board: [`row_value`] summed over the four rows and the four
@@ -170,7 +173,7 @@ fn line_value_fast(line: &[u8]) -> f32 {
 /// Holds the table itself (built on first use), so the search's leaves pay no lazy-init check.
 #[derive(Clone, Copy, Debug)]
 pub struct RowHeuristic {
-    table: &'static [f32],
+    table: &'static [f32; 65536],
 }
 
 impl RowHeuristic {
@@ -202,7 +205,7 @@ impl Evaluator<GridBoard> for RowHeuristic {
 
 /// [`evaluate`] on a raw `u64` of nibbles with the table passed in (the search's hot path).
 #[inline(always)]
-pub fn evaluate_with(table: &[f32], x: u64) -> f32 {
+pub fn evaluate_with(table: &[f32; 65536], x: u64) -> f32 {
     let t = transpose(x);
     table[(x & 0xffff) as usize]
         + table[((x >> 16) & 0xffff) as usize]

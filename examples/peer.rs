@@ -1,0 +1,114 @@
+//! The peer figures on the peer boards, printed as JSON lines (one command; `benches/peer.rs` is
+//! the criterion version of the same measurements).
+//!
+//! ```text
+//! cargo run --release --example peer                       # every figure, 3 rounds each
+//! cargo run --release --example peer -- moves 5            # moves per CPU-second, 5 rounds
+//! cargo run --release --example peer -- search 4 3 kept moves.txt
+//!     # ms per decision at depth 4, 3 rounds, table kept across decisions, chosen moves to a file
+//! ```
+//!
+//! Figures (one thread, this thread's CPU time; median, min and max over the rounds):
+//! `moves_per_cpu_s` over all four directions of every board of `pool-games`
+//! ([`Board::for_each_shifted`], as the search makes them; `shifted_per_cpu_s` with
+//! [`Board::shifted`] once per direction, `apply_per_cpu_s` with [`Board::apply`] and the score); `ms_per_decision` at a depth (moves beyond the root
+//! move) on `pool-search` (depths 1–4) or `pool-deep` (5–6), with the transposition table emptied
+//! before each decision (`fresh`, the default, as the peer) or kept across a pool (`kept`).
+#[path = "../benches/data/mod.rs"]
+mod data;
+
+use data::{
+    apply_all, decide_all, moves_per_cpu_s, parse_pool, pool_for_depth, shift_all,
+    shift_all_at_once, solver_at, TablePolicy,
+};
+use std::time::Duration;
+
+fn stats(v: &[f64]) -> (f64, f64, f64) {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    let median = if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        0.5 * (s[n / 2 - 1] + s[n / 2])
+    };
+    (median, s[0], s[n - 1])
+}
+
+fn moves(rounds: usize) {
+    let boards = parse_pool(data::GAMES);
+    moves_per_cpu_s(&boards, shift_all_at_once, Duration::from_millis(100)); // warm-up
+    for (figure, f) in [
+        ("moves_per_cpu_s", shift_all_at_once as fn(&[_]) -> u64),
+        ("shifted_per_cpu_s", shift_all),
+        ("apply_per_cpu_s", apply_all),
+    ] {
+        let rates: Vec<f64> = (0..rounds)
+            .map(|_| moves_per_cpu_s(&boards, f, Duration::from_millis(500)))
+            .collect();
+        let (median, min, max) = stats(&rates);
+        println!(
+            "{{\"side\":\"bot2048\",\"figure\":\"{figure}\",\"pool\":\"pool-games\",\"boards\":{},\
+             \"median\":{median:.0},\"min\":{min:.0},\"max\":{max:.0}}}",
+            boards.len()
+        );
+    }
+}
+
+fn search(depth: u32, rounds: usize, policy: TablePolicy, moves_out: Option<&str>) {
+    let (pool, text) = pool_for_depth(depth);
+    let boards = parse_pool(text);
+    let mut solver = solver_at(depth);
+    // An untimed pass first: lazy tables (the heuristic's) are built, caches are warm.
+    decide_all(&mut solver, &boards, depth, policy);
+    let mut ms = Vec::new();
+    let mut last = (Vec::new(), 0);
+    for _ in 0..rounds {
+        let (spent, chosen, nodes) = decide_all(&mut solver, &boards, depth, policy);
+        ms.push(spent.as_secs_f64() * 1e3 / boards.len() as f64);
+        last = (chosen, nodes);
+    }
+    if let Some(path) = moves_out {
+        let text: String = last.0.iter().map(|m| format!("{m}\n")).collect();
+        std::fs::write(path, text).expect("write the chosen moves");
+    }
+    let (median, min, max) = stats(&ms);
+    println!(
+        "{{\"side\":\"bot2048\",\"figure\":\"ms_per_decision\",\"table\":\"{}\",\"pool\":\"{pool}\",\
+         \"boards\":{},\"depth\":{depth},\"median\":{median:.4},\"min\":{min:.4},\"max\":{max:.4},\
+         \"nodes\":{}}}",
+        policy.name(),
+        boards.len(),
+        last.1
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| args.get(i).map(String::as_str);
+    let num = |i: usize, default: usize| arg(i).map_or(default, |s| s.parse().expect("a number"));
+    let policy = |i: usize| match arg(i) {
+        None | Some("fresh") => TablePolicy::Fresh,
+        Some("kept") => TablePolicy::Kept,
+        Some(other) => panic!("table policy is fresh or kept, not {other:?}"),
+    };
+    match arg(0) {
+        None => {
+            moves(3);
+            for depth in 1..=6 {
+                search(depth, 3, TablePolicy::Fresh, None);
+            }
+            for depth in 3..=6 {
+                search(depth, 3, TablePolicy::Kept, None);
+            }
+        }
+        Some("moves") => moves(num(1, 3)),
+        Some("search") => search(num(1, 3) as u32, num(2, 3), policy(3), arg(4)),
+        Some(other) => {
+            eprintln!(
+                "unknown figure {other:?}: peer [moves ROUNDS | search DEPTH ROUNDS [fresh|kept] [MOVES_OUT]]"
+            );
+            std::process::exit(2);
+        }
+    }
+}
