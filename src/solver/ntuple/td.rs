@@ -309,7 +309,7 @@ pub fn play_greedy(net: &Network, seed: u64, rule: SpawnRule) -> GameOutcome {
         .spawn_by(&mut rng, rule);
     let (mut score, mut moves) = (0u64, 0u32);
     while let Some(c) = net.best_move(board) {
-        score += c.score as u64;
+        score += c.score;
         moves += 1;
         board = c.afterstate.spawn_by(&mut rng, rule);
     }
