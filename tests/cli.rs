@@ -1,7 +1,9 @@
 //! Tests: cli (clap's own consistency check, `sim` end to end).
 use bot2048::cli::Cli;
+use bot2048::sim::chart;
 use clap::CommandFactory;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 #[test]
 fn clap_definition_is_consistent() {
@@ -135,5 +137,51 @@ fn sim_draws_a_png_chart() {
         String::from_utf8_lossy(&out.stderr)
     );
     let img = image::open(&path).unwrap();
-    assert!(img.width() > 100 && img.height() > 100);
+    assert_eq!((img.width(), img.height()), (chart::WIDTH, chart::HEIGHT));
+}
+
+#[test]
+fn sim_refuses_an_existing_or_non_png_out_before_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.png");
+    std::fs::write(&old, b"keep me").unwrap();
+    let txt = dir.path().join("c.txt");
+    // 50 games at depth 2 take a minute or more here; a refusal takes milliseconds.
+    let slow = ["--games", "50", "--depth", "2"];
+    let cases: [(Vec<&str>, &std::path::Path, &str); 3] = [
+        (vec!["sim"], &old, "--force"),
+        (vec!["sim"], &txt, ".png"),
+        (vec!["sim", "--force"], &txt, ".png"),
+    ];
+    for (args, out, says) in cases {
+        let start = Instant::now();
+        let res = bot2048()
+            .args(&args)
+            .args(slow)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(1), "{args:?} {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "only the error, no progress: {err}");
+        assert!(res.stdout.is_empty());
+        assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+    }
+    assert_eq!(std::fs::read(&old).unwrap(), b"keep me");
+    assert!(!txt.exists());
+    // --force replaces it
+    let res = bot2048()
+        .args(["sim", "--games", "1", "--depth", "0", "--force", "--out"])
+        .arg(&old)
+        .output()
+        .unwrap();
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert_eq!(image::open(&old).unwrap().width(), chart::WIDTH);
 }

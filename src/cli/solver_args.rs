@@ -146,14 +146,4 @@ impl SolverArgs {
             stop,
         }
     }
-
-    /// A short description of the budget, e.g. "depth 3", "20 ms a move", "default budget".
-    pub fn describe_budget(&self) -> String {
-        match (self.depth, self.time_ms) {
-            (Some(d), Some(t)) => format!("depth {d} within {t} ms a move"),
-            (Some(d), None) => format!("depth {d}"),
-            (None, Some(t)) => format!("{t} ms a move"),
-            (None, None) => "default budget".to_string(),
-        }
-    }
 }

@@ -9,6 +9,7 @@
 //! spawns for the same moves.
 //!
 //! - [`compare`]: several solvers over the same seeds, with summaries over one list of tiles.
+//! - [`chart`]: the PNG of a run or a comparison (the only module that imports plotters).
 //! - [`stats`]: medians and quantiles.
 use crate::engine::{AnyBoard, Game, Position, Shape, SpawnRule};
 use crate::solver::{Budget, Solver, SolverError};
@@ -17,6 +18,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+pub mod chart;
 pub mod compare;
 pub mod stats;
 
