@@ -1,12 +1,14 @@
-//! `bot2048 sim`: plays many games on the built-in engine with a solver and measures it.
+//! `bot2048 sim`: plays many games on the built-in engine with a solver, or with several on
+//! the same seeds (`--compare`), and measures them.
 //!
 //! The games, the comparison, their statistics and the chart live in [`crate::sim`]; this file
 //! checks the arguments (all of them before the first game), then prints.
 use super::solver_args::SolverArgs;
 use crate::engine::{goal_exponent, Shape, SpawnRule};
 use crate::sim::chart;
-use crate::sim::compare::{self, Entrant, SolverRun};
+use crate::sim::compare::{self, Comparison, Entrant, SolverRun};
 use crate::sim::{GameResult, SimConfig, Summary};
+use crate::solver::registry;
 use anyhow::{bail, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,6 +22,19 @@ pub struct SimArgs {
     /// Which solver, its options and its budget.
     #[command(flatten)]
     pub solver: SolverArgs,
+    /// Compare these solvers (comma-separated, e.g. expectimax,greedy) on the same seeds: one
+    /// table, `--json` as one object keyed by solver, one chart. `--time-ms` is every solver's
+    /// per-move budget (to compare at equal time); `--depth` goes to every solver that has a
+    /// measure of work, in its own unit (see --solver's help); otherwise each solver's default.
+    /// `--opt KEY=VALUE` goes to every listed solver that has KEY; `--opt SOLVER:KEY=VALUE` to
+    /// SOLVER only.
+    #[arg(
+        long,
+        value_name = "SOLVER,...",
+        value_delimiter = ',',
+        conflicts_with = "solver"
+    )]
+    pub compare: Option<Vec<String>>,
     /// Number of games to play.
     #[arg(long, default_value_t = 10)]
     pub games: u32,
@@ -81,10 +96,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let comparison = compare::compare(&config, &entrants, &on_game)?;
     bar.finish_and_clear();
 
-    if args.json {
-        println!("{}", serde_json::to_string(&comparison.runs[0].summary)?);
-    } else {
-        print_run(&comparison.runs[0], &args);
+    match (&args.compare, args.json) {
+        (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
+        (None, false) => print_run(&comparison.runs[0], &args),
+        (Some(_), true) => println!("{}", serde_json::to_string(&comparison)?),
+        (Some(_), false) => print_table(&comparison, &args),
     }
     if let Some(out) = &args.out {
         let img = chart::draw(&config, &comparison.runs)?;
@@ -105,8 +121,28 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
         chart::check_path(out, args.force)?;
     }
     let s = &args.solver;
-    s.validate()?;
-    let names = [s.solver.as_str()];
+    let names: Vec<&str> = match &args.compare {
+        None => {
+            s.validate()?;
+            vec![s.solver.as_str()]
+        }
+        Some(list) => {
+            let infos = list
+                .iter()
+                .map(|n| registry::find(n))
+                .collect::<Result<Vec<_>, _>>()?;
+            s.evaluation()?;
+            if let Some(d) = s.depth {
+                if infos.iter().all(|i| i.work.is_none()) {
+                    bail!("--depth {d}: none of the solvers compared has a depth or work measure");
+                }
+            }
+            for info in &infos {
+                s.check_depth(info)?;
+            }
+            list.iter().map(String::as_str).collect()
+        }
+    };
     let options = s.options_for(&names)?;
     let spawn = args.solver_spawn.unwrap_or(args.spawn);
     let mut template = s.config(args.size, spawn, 0, false)?;
@@ -160,4 +196,81 @@ fn print_run(run: &SolverRun, args: &SimArgs) {
         "decision      median {:.2} ms, p99 {:.2} ms",
         s.decision_ms_median, s.decision_ms_p99
     );
+}
+
+/// A time in ms to three significant digits (at least the units): 0.000123, 0.0651, 12.3, 150.
+fn ms(v: f64) -> String {
+    if v <= 0.0 {
+        return "0".to_string();
+    }
+    let decimals = (2 - v.log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// The comparison as one table: a row per solver.
+fn print_table(c: &Comparison, args: &SimArgs) {
+    println!(
+        "{} board, {} games per solver on the same seeds (seed {}); reach = share of games whose largest tile reached it",
+        args.size, args.games, args.seed
+    );
+    let name_w = c
+        .runs
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let budget_w = c
+        .runs
+        .iter()
+        .map(|r| r.budget.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let tile_w: Vec<usize> = c
+        .reach_tiles
+        .iter()
+        .map(|t| t.to_string().len().max(6))
+        .collect();
+    let mut head = format!(
+        "{:<name_w$}  {:<budget_w$}  {:>10}  {:>10}",
+        "solver", "budget", "avg score", "median"
+    );
+    for (t, w) in c.reach_tiles.iter().zip(&tile_w) {
+        head.push_str(&format!("  {:>w$}", t.to_string()));
+    }
+    if args.goal.is_some() {
+        head.push_str(&format!("  {:>5}", "won"));
+    }
+    head.push_str(&format!("  {:>8}  {:>9}", "ms/move", "moves/s"));
+    println!("{head}");
+    for run in &c.runs {
+        let s = &run.summary;
+        let mut row = format!(
+            "{:<name_w$}  {:<budget_w$}  {:>10.0}  {:>10.0}",
+            run.name, run.budget, s.avg_score, s.median_score
+        );
+        for (t, w) in c.reach_tiles.iter().zip(&tile_w) {
+            let r = s.reach_rates.get(t).copied().unwrap_or(0.0);
+            row.push_str(&format!("  {:>w$}", format!("{:.1}%", 100.0 * r)));
+        }
+        if args.goal.is_some() {
+            row.push_str(&format!("  {:>5}", s.won));
+        }
+        row.push_str(&format!(
+            "  {:>8}  {:>9.0}",
+            ms(s.decision_ms_mean),
+            s.moves_per_sec
+        ));
+        println!("{row}");
+    }
+    if args.solver.depth.is_some() {
+        for run in &c.runs {
+            if let Some(work) = registry::find(&run.name).ok().and_then(|i| i.work) {
+                let unit = work.split(';').next().unwrap_or(work);
+                println!("--depth for {}: {unit}", run.name);
+            }
+        }
+    }
+    println!("ms/move: mean decision time; moves/s: moves of all games over the solver's wall-clock time (games in parallel)");
 }
