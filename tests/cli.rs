@@ -1,7 +1,10 @@
-//! Tests: cli (clap's own consistency check, `sim` end to end).
+//! Tests: cli (clap's own consistency check, `sim` and `sim --compare` end to end).
 use bot2048::cli::Cli;
+use bot2048::sim::chart;
+use bot2048::solver::registry;
 use clap::CommandFactory;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 #[test]
 fn clap_definition_is_consistent() {
@@ -103,7 +106,7 @@ fn sim_rejects_bad_input_without_panicking() {
     assert!(!err.contains("panicked"));
 
     let zero = bot2048().args(["sim", "--games", "0"]).output().unwrap();
-    assert_eq!(zero.status.code(), Some(1));
+    assert_eq!(zero.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&zero.stderr).contains("--games"));
 
     let bad_out = bot2048()
@@ -118,7 +121,7 @@ fn sim_rejects_bad_input_without_panicking() {
         ])
         .output()
         .unwrap();
-    assert_eq!(bad_out.status.code(), Some(1));
+    assert_eq!(bad_out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad_out.stderr).contains("nonexistent-dir"));
 
     let junk = bot2048().args(["sim", "--size", "10x10"]).output().unwrap();
@@ -141,5 +144,219 @@ fn sim_draws_a_png_chart() {
         String::from_utf8_lossy(&out.stderr)
     );
     let img = image::open(&path).unwrap();
-    assert!(img.width() > 100 && img.height() > 100);
+    assert_eq!((img.width(), img.height()), (chart::WIDTH, chart::HEIGHT));
+}
+
+/// The keys of `sim --json`, sorted.
+const SIM_KEYS: [&str; 11] = [
+    "avg_score",
+    "decision_ms_mean",
+    "decision_ms_median",
+    "decision_ms_p99",
+    "games",
+    "max_tile_counts",
+    "median_score",
+    "moves",
+    "moves_per_sec",
+    "reach_rates",
+    "won",
+];
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = bot2048().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // not a terminal: no progress bar, nothing on stderr
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn sim_compare_json_has_one_summary_per_solver_on_the_same_seeds() {
+    let both = json_of(&[
+        "sim",
+        "--compare",
+        "expectimax,greedy",
+        "--games",
+        "2",
+        "--seed",
+        "5",
+        "--depth",
+        "1",
+        "--json",
+    ]);
+    let obj = both.as_object().unwrap();
+    let names: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
+    assert_eq!(names, ["expectimax", "greedy"]);
+    for (name, v) in obj {
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        keys.sort();
+        assert_eq!(keys, SIM_KEYS, "{name}");
+        assert_eq!(v["games"], 2, "{name}");
+    }
+    assert_eq!(
+        both["expectimax"]["reach_rates"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .count(),
+        7
+    );
+    // Each solver alone, on the same seed at a fixed amount of work, plays the same games.
+    let alone = |solver: &str, extra: &[&str]| {
+        let mut args = vec![
+            "sim", "--solver", solver, "--games", "2", "--seed", "5", "--json",
+        ];
+        args.extend(extra);
+        json_of(&args)
+    };
+    for (solver, extra) in [("expectimax", &["--depth", "1"][..]), ("greedy", &[][..])] {
+        let v = alone(solver, extra);
+        for key in ["avg_score", "median_score", "moves", "max_tile_counts"] {
+            assert_eq!(v[key], both[solver][key], "{solver} {key}");
+        }
+    }
+    assert_ne!(both["expectimax"]["moves"], both["greedy"]["moves"]);
+}
+
+#[test]
+fn sim_compare_prints_one_table_with_each_budget() {
+    let out = bot2048()
+        .args([
+            "sim",
+            "--compare",
+            "greedy,expectimax",
+            "--games",
+            "2",
+            "--seed",
+            "5",
+            "--depth",
+            "0",
+            "--opt",
+            "cprob=0.001",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(
+        rows[1].starts_with("solver") && rows[1].contains("ms/move"),
+        "{text}"
+    );
+    assert!(
+        rows[2].starts_with("greedy") && rows[2].contains("ignores budgets"),
+        "{text}"
+    );
+    assert!(
+        rows[3].starts_with("expectimax") && rows[3].contains("depth 0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn sim_refuses_an_existing_or_non_png_out_before_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.png");
+    std::fs::write(&old, b"keep me").unwrap();
+    let txt = dir.path().join("c.txt");
+    // 50 games at depth 2 take a minute or more here; a refusal takes milliseconds.
+    let slow = ["--games", "50", "--depth", "2"];
+    let cases: [(Vec<&str>, &std::path::Path, &str); 4] = [
+        (vec!["sim"], &old, "--force"),
+        (
+            vec!["sim", "--compare", "expectimax,greedy"],
+            &old,
+            "--force",
+        ),
+        (vec!["sim"], &txt, ".png"),
+        (
+            vec!["sim", "--compare", "expectimax,greedy", "--force"],
+            &txt,
+            ".png",
+        ),
+    ];
+    for (args, out, says) in cases {
+        let start = Instant::now();
+        let res = bot2048()
+            .args(&args)
+            .args(slow)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(2), "{args:?} {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "only the error, no progress: {err}");
+        assert!(res.stdout.is_empty());
+        assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+    }
+    assert_eq!(std::fs::read(&old).unwrap(), b"keep me");
+    assert!(!txt.exists());
+    // --force replaces it
+    let res = bot2048()
+        .args(["sim", "--games", "1", "--depth", "0", "--force", "--out"])
+        .arg(&old)
+        .output()
+        .unwrap();
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert_eq!(image::open(&old).unwrap().width(), chart::WIDTH);
+}
+
+#[test]
+fn sim_compare_names_the_known_solvers_once() {
+    let res = bot2048()
+        .args(["sim", "--compare", "expectimax,nope", "--games", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(res.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(err.contains("\"nope\""), "{err}");
+    for name in registry::names() {
+        assert_eq!(err.matches(name).count(), 1, "{name}: {err}");
+    }
+    let twice = bot2048()
+        .args(["sim", "--compare", "greedy,greedy", "--games", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("named twice"));
+    let unused = bot2048()
+        .args([
+            "sim",
+            "--compare",
+            "expectimax,greedy",
+            "--opt",
+            "rollouts=3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(unused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unused.stderr).contains("none of the solvers run has it"));
+    let both = bot2048()
+        .args(["sim", "--compare", "greedy", "--solver", "greedy"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        both.status.code(),
+        Some(2),
+        "clap: --compare conflicts with --solver"
+    );
 }

@@ -100,6 +100,7 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
                 SolverError::UnknownSolver { .. }
                 | SolverError::UnknownEvaluation { .. }
                 | SolverError::BadOption { .. }
+                | SolverError::NoSuchOption { .. }
                 | SolverError::Unsupported { .. } => USAGE,
                 SolverError::WrongShape { .. } => ERROR,
             };

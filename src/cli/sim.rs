@@ -1,16 +1,20 @@
-//! `bot2048 sim`: plays many games on the built-in engine with a solver and measures it.
+//! `bot2048 sim`: plays many games on the built-in engine with a solver, or with several on
+//! the same seeds (`--compare`), and measures them.
 //!
-//! The games, their statistics and the chart live in [`crate::sim`]; this file parses the
-//! arguments and prints.
+//! The games, the comparison, their statistics and the chart live in [`crate::sim`]; this file
+//! checks the arguments (all of them before the first game), then prints.
+use super::exit::UsageError;
 use super::solver_args::SolverArgs;
 use crate::engine::{goal_exponent, Shape, SpawnRule};
-use crate::sim::{self, GameResult, SimConfig, Summary};
+use crate::sim::chart;
+use crate::sim::compare::{self, Comparison, Entrant, SolverRun};
+use crate::sim::{GameResult, SimConfig, Summary};
 use crate::solver::registry;
 use anyhow::{bail, Context};
 use clap::Args;
-use image::{Rgb, RgbImage};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `bot2048 sim`.
@@ -19,6 +23,19 @@ pub struct SimArgs {
     /// Which solver, its options and its budget.
     #[command(flatten)]
     pub solver: SolverArgs,
+    /// Compare these solvers (comma-separated, e.g. expectimax,greedy) on the same seeds: one
+    /// table, `--json` as one object keyed by solver, one chart. `--time-ms` is every solver's
+    /// per-move budget (to compare at equal time); `--depth` goes to every solver that has a
+    /// measure of work, in its own unit (see --solver's help); otherwise each solver's default.
+    /// `--opt KEY=VALUE` goes to every listed solver that has KEY; `--opt SOLVER:KEY=VALUE` to
+    /// SOLVER only.
+    #[arg(
+        long,
+        value_name = "SOLVER,...",
+        value_delimiter = ',',
+        conflicts_with = "solver"
+    )]
+    pub compare: Option<Vec<String>>,
     /// Number of games to play.
     #[arg(long, default_value_t = 10)]
     pub games: u32,
@@ -39,9 +56,13 @@ pub struct SimArgs {
     /// Print the summary as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Draw the score distribution and the reach rates into this PNG file (overwritten).
+    /// Draw the score distribution and the reach rates into this PNG file (a new file: an
+    /// existing one is refused unless --force).
     #[arg(long, value_name = "CHART.png")]
     pub out: Option<PathBuf>,
+    /// Let --out replace an existing file.
+    #[arg(long, requires = "out")]
+    pub force: bool,
     /// The games' spawn rule: `classic` (90 % 2, 10 % 4) or `twos-only` (gnome-2048).
     #[arg(long, default_value = "classic", value_name = "RULE")]
     pub spawn: SpawnRule,
@@ -53,91 +74,107 @@ pub struct SimArgs {
 /// Runs `bot2048 sim`.
 ///
 /// # Errors
-/// An unknown solver or option, `--games 0`, a bad `--goal`, an `--out` that cannot be written,
-/// or a chart that cannot be written.
+/// Before any game: an unknown solver or option, `--games 0`, a bad `--goal`, an `--out` that
+/// is not a new `.png` in an existing folder (or an existing one without `--force`). After: a
+/// solver's error, or a chart that cannot be written.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
-    args.solver.validate()?;
-    if let Some(goal) = args.goal {
-        goal_exponent(args.size, goal).context("--goal")?;
-    }
-    if let Some(out) = &args.out {
-        check_chart_path(out)?;
-    }
-    let spawn = args.solver_spawn.unwrap_or(args.spawn);
-    let template = args.solver.config(args.size, spawn, 0, false)?;
-    registry::build(&args.solver.solver, &template)?;
-    let mut config = SimConfig::new(args.size, args.games, args.seed);
-    config.spawn = args.spawn;
-    config.budget = args.solver.budget(None);
-    config.goal = args.goal;
-    config.max_moves = args.max_moves;
-
-    let bar = ProgressBar::new(args.games as u64);
+    // every check before the first game is about the arguments: a usage error (exit 2)
+    let (config, entrants) = plan(&args).map_err(|e| UsageError(format!("{e:#}")))?;
+    let total = config.games as u64 * entrants.len() as u64;
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
             .expect("valid template")
             .progress_chars("=> "),
     );
-    let make = |seed: u64| {
-        let mut c = template.clone();
-        c.seed = seed;
-        registry::build(&args.solver.solver, &c)
-    };
-    let on_game = |r: &GameResult| {
+    let on_game = |solver: &str, r: &GameResult| {
         bar.inc(1);
-        bar.set_message(format!("last: {} ({} moves)", r.max_tile, r.moves));
+        bar.set_message(format!("{solver}: last {} ({} moves)", r.max_tile, r.moves));
     };
-    let (results, summary, _) = sim::simulate(&config, &make, &on_game)?;
+    let comparison = compare::compare(&config, &entrants, &on_game)?;
     bar.finish_and_clear();
 
-    if args.json {
-        println!("{}", serde_json::to_string(&summary)?);
-    } else {
-        print_text(&summary, &args);
+    match (&args.compare, args.json) {
+        (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
+        (None, false) => print_run(&comparison.runs[0], &args),
+        (Some(_), true) => println!("{}", serde_json::to_string(&comparison)?),
+        (Some(_), false) => print_table(&comparison, &args),
     }
     if let Some(out) = &args.out {
-        draw_chart(&results, &summary)
-            .save(out)
-            .with_context(|| format!("cannot write the chart to {}", out.display()))?;
+        let img = chart::draw(&config, &comparison.runs)?;
+        chart::write_png(&img, out, args.force)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Refuses a chart path whose folder does not exist or that is not a `.png`, before the run.
-fn check_chart_path(out: &Path) -> anyhow::Result<()> {
-    let dir = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        bail!(
-            "cannot write the chart to {}: folder {} does not exist",
-            out.display(),
-            dir.display()
-        );
+/// Checks every argument and makes the run's configuration and its solvers, before any game.
+fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
     }
-    let png = out
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    if !png {
-        bail!(
-            "the chart is a PNG image: give --out a name ending in .png (got {})",
-            out.display()
-        );
+    if let Some(goal) = args.goal {
+        goal_exponent(args.size, goal).context("--goal")?;
     }
-    Ok(())
+    if let Some(out) = &args.out {
+        chart::check_path(out, args.force)?;
+    }
+    let s = &args.solver;
+    let names: Vec<&str> = match &args.compare {
+        None => {
+            s.validate()?;
+            vec![s.solver.as_str()]
+        }
+        Some(list) => {
+            if let Some(twice) = list.iter().find(|n| list.iter().filter(|m| m == n).count() > 1) {
+                bail!("solver {twice} is named twice in --compare");
+            }
+            let infos = list
+                .iter()
+                .map(|n| registry::find(n))
+                .collect::<Result<Vec<_>, _>>()?;
+            s.evaluation()?;
+            if let Some(d) = s.depth {
+                if infos.iter().all(|i| i.work.is_none()) {
+                    bail!("--depth {d}: none of the solvers compared has a depth or work measure");
+                }
+            }
+            for info in &infos {
+                s.check_depth(info)?;
+            }
+            list.iter().map(String::as_str).collect()
+        }
+    };
+    let options = s.options_for(&names)?;
+    let spawn = args.solver_spawn.unwrap_or(args.spawn);
+    let mut template = s.config(args.size, spawn, 0, false)?;
+    let entrants = names
+        .iter()
+        .zip(options)
+        .map(|(name, options)| {
+            template.options = options;
+            Entrant {
+                name: name.to_string(),
+                solver: template.clone(),
+            }
+        })
+        .collect();
+    let mut config = SimConfig::new(args.size, args.games, args.seed);
+    config.spawn = args.spawn;
+    config.budget = s.budget(None);
+    config.goal = args.goal;
+    config.max_moves = args.max_moves;
+    Ok((config, entrants))
 }
 
-fn print_text(s: &Summary, args: &SimArgs) {
+fn print_run(run: &SolverRun, args: &SimArgs) {
+    let s: &Summary = &run.summary;
     println!(
         "solver        {} ({}), {} board, seed {}",
-        args.solver.solver,
-        args.solver.describe_budget(),
-        args.size,
-        args.seed
+        run.name, run.budget, args.size, args.seed
     );
     println!("games         {}", s.games);
     println!(
@@ -166,186 +203,79 @@ fn print_text(s: &Summary, args: &SimArgs) {
     );
 }
 
-// ---- the chart ----------------------------------------------------------------------------
-
-const CHART_W: u32 = 960;
-const CHART_H: u32 = 420;
-const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
-const INK: Rgb<u8> = Rgb([40, 40, 40]);
-const GRID: Rgb<u8> = Rgb([220, 220, 220]);
-const SCORE_BAR: Rgb<u8> = Rgb([70, 120, 200]);
-const REACH_BAR: Rgb<u8> = Rgb([237, 194, 46]);
-
-/// A 5×7 glyph: seven rows, the five low bits of each, bit 4 = leftmost pixel.
-fn glyph(c: char) -> [u8; 7] {
-    match c {
-        '0' => [14, 17, 19, 21, 25, 17, 14],
-        '1' => [4, 12, 4, 4, 4, 4, 14],
-        '2' => [14, 17, 1, 2, 4, 8, 31],
-        '3' => [31, 2, 4, 2, 1, 17, 14],
-        '4' => [2, 6, 10, 18, 31, 2, 2],
-        '5' => [31, 16, 30, 1, 1, 17, 14],
-        '6' => [6, 8, 16, 30, 17, 17, 14],
-        '7' => [31, 1, 2, 4, 8, 8, 8],
-        '8' => [14, 17, 17, 14, 17, 17, 14],
-        '9' => [14, 17, 17, 15, 1, 2, 12],
-        'K' => [17, 18, 20, 24, 20, 18, 17],
-        '%' => [24, 25, 2, 4, 8, 19, 3],
-        '.' => [0, 0, 0, 0, 0, 12, 12],
-        '-' => [0, 0, 0, 31, 0, 0, 0],
-        'A' => [14, 17, 17, 31, 17, 17, 17],
-        'C' => [14, 17, 16, 16, 16, 17, 14],
-        'E' => [31, 16, 16, 30, 16, 16, 31],
-        'G' => [14, 17, 16, 23, 17, 17, 15],
-        'H' => [17, 17, 17, 31, 17, 17, 17],
-        'I' => [14, 4, 4, 4, 4, 4, 14],
-        'M' => [17, 27, 21, 21, 17, 17, 17],
-        'N' => [17, 17, 25, 21, 19, 17, 17],
-        'O' => [14, 17, 17, 17, 17, 17, 14],
-        'R' => [30, 17, 17, 30, 20, 18, 17],
-        'S' => [15, 16, 16, 14, 1, 1, 30],
-        'T' => [31, 4, 4, 4, 4, 4, 4],
-        _ => [0; 7],
+/// A time in ms to three significant digits (at least the units): 0.000123, 0.0651, 12.3, 150.
+fn ms(v: f64) -> String {
+    if v <= 0.0 {
+        return "0".to_string();
     }
+    let decimals = (2 - v.log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
 }
 
-/// Draws `text` with its top-left corner at (x, y), each font pixel `scale`×`scale`.
-fn draw_text(img: &mut RgbImage, x: i64, y: i64, text: &str, scale: i64, color: Rgb<u8>) {
-    for (k, c) in text.chars().enumerate() {
-        let g = glyph(c);
-        for (row, bits) in g.iter().enumerate() {
-            for col in 0..5 {
-                if bits & (1 << (4 - col)) != 0 {
-                    let px = x + (k as i64 * 6 + col) * scale;
-                    let py = y + row as i64 * scale;
-                    fill(img, px, py, scale, scale, color);
-                }
+/// The comparison as one table: a row per solver.
+fn print_table(c: &Comparison, args: &SimArgs) {
+    println!(
+        "{} board, {} games per solver on the same seeds (seed {}); reach = share of games whose largest tile reached it",
+        args.size, args.games, args.seed
+    );
+    let name_w = c
+        .runs
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let budget_w = c
+        .runs
+        .iter()
+        .map(|r| r.budget.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let tile_w: Vec<usize> = c
+        .reach_tiles
+        .iter()
+        .map(|t| t.to_string().len().max(6))
+        .collect();
+    let mut head = format!(
+        "{:<name_w$}  {:<budget_w$}  {:>10}  {:>10}",
+        "solver", "budget", "avg score", "median"
+    );
+    for (t, w) in c.reach_tiles.iter().zip(&tile_w) {
+        head.push_str(&format!("  {:>w$}", t.to_string()));
+    }
+    if args.goal.is_some() {
+        head.push_str(&format!("  {:>5}", "won"));
+    }
+    head.push_str(&format!("  {:>8}  {:>9}", "ms/move", "moves/s"));
+    println!("{head}");
+    for run in &c.runs {
+        let s = &run.summary;
+        let mut row = format!(
+            "{:<name_w$}  {:<budget_w$}  {:>10.0}  {:>10.0}",
+            run.name, run.budget, s.avg_score, s.median_score
+        );
+        for (t, w) in c.reach_tiles.iter().zip(&tile_w) {
+            let r = s.reach_rates.get(t).copied().unwrap_or(0.0);
+            row.push_str(&format!("  {:>w$}", format!("{:.1}%", 100.0 * r)));
+        }
+        if args.goal.is_some() {
+            row.push_str(&format!("  {:>5}", s.won));
+        }
+        row.push_str(&format!(
+            "  {:>8}  {:>9.0}",
+            ms(s.decision_ms_mean),
+            s.moves_per_sec
+        ));
+        println!("{row}");
+    }
+    if args.solver.depth.is_some() {
+        for run in &c.runs {
+            if let Some(work) = registry::find(&run.name).ok().and_then(|i| i.work) {
+                let unit = work.split(';').next().unwrap_or(work);
+                println!("--depth for {}: {unit}", run.name);
             }
         }
     }
-}
-
-fn text_width(text: &str, scale: i64) -> i64 {
-    (text.chars().count() as i64 * 6 - 1) * scale
-}
-
-fn fill(img: &mut RgbImage, x: i64, y: i64, w: i64, h: i64, color: Rgb<u8>) {
-    for py in y.max(0)..(y + h).min(img.height() as i64) {
-        for px in x.max(0)..(x + w).min(img.width() as i64) {
-            img.put_pixel(px as u32, py as u32, color);
-        }
-    }
-}
-
-/// Short label of a number: 950, 12K, 131K.
-fn short(v: f64) -> String {
-    if v >= 10_000.0 {
-        format!("{:.0}K", v / 1000.0)
-    } else if v >= 1000.0 {
-        format!("{:.1}K", v / 1000.0)
-    } else {
-        format!("{v:.0}")
-    }
-}
-
-/// A bar panel in the rectangle (x, y, w, h): bars of `values` (0..=`top`), labels below, value
-/// labels above each bar, a title on top.
-#[allow(clippy::too_many_arguments)]
-fn bar_panel(
-    img: &mut RgbImage,
-    x: i64,
-    y: i64,
-    w: i64,
-    h: i64,
-    title: &str,
-    bars: &[(String, f64, String)],
-    top: f64,
-    color: Rgb<u8>,
-) {
-    draw_text(img, x, y, title, 2, INK);
-    let plot_top = y + 40;
-    let plot_bottom = y + h - 30;
-    let plot_h = plot_bottom - plot_top;
-    for k in 0..=4 {
-        let gy = plot_bottom - plot_h * k / 4;
-        fill(img, x, gy, w, 1, GRID);
-    }
-    let n = bars.len().max(1) as i64;
-    let slot = w / n;
-    for (i, (label, value, above)) in bars.iter().enumerate() {
-        let bx = x + slot * i as i64;
-        let bh = if top > 0.0 {
-            ((value / top).clamp(0.0, 1.0) * plot_h as f64).round() as i64
-        } else {
-            0
-        };
-        fill(
-            img,
-            bx + slot / 8,
-            plot_bottom - bh,
-            slot - slot / 4,
-            bh,
-            color,
-        );
-        let lw = text_width(label, 1);
-        draw_text(img, bx + (slot - lw) / 2, plot_bottom + 8, label, 1, INK);
-        let aw = text_width(above, 1);
-        draw_text(
-            img,
-            bx + (slot - aw) / 2,
-            plot_bottom - bh - 12,
-            above,
-            1,
-            INK,
-        );
-    }
-    fill(img, x, plot_bottom, w, 1, INK);
-}
-
-/// The chart: the score distribution (10 bins) on the left, the reach rates on the right.
-pub fn draw_chart(results: &[GameResult], summary: &Summary) -> RgbImage {
-    let mut img = RgbImage::from_pixel(CHART_W, CHART_H, WHITE);
-    let scores: Vec<f64> = results.iter().map(|r| r.score as f64).collect();
-    let lo = scores.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = scores.iter().copied().fold(0.0, f64::max);
-    let bins = 10usize;
-    let width = ((hi - lo) / bins as f64).max(1.0);
-    let mut counts = vec![0u32; bins];
-    for s in &scores {
-        counts[(((s - lo) / width) as usize).min(bins - 1)] += 1;
-    }
-    let top = counts.iter().copied().max().unwrap_or(1) as f64;
-    let score_bars: Vec<(String, f64, String)> = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| (short(lo + width * i as f64), c as f64, c.to_string()))
-        .collect();
-    bar_panel(
-        &mut img,
-        30,
-        20,
-        440,
-        CHART_H as i64 - 40,
-        "SCORES",
-        &score_bars,
-        top,
-        SCORE_BAR,
-    );
-    let reach_bars: Vec<(String, f64, String)> = summary
-        .reach_rates
-        .iter()
-        .map(|(&t, &r)| (short(t as f64), r, format!("{:.0}%", 100.0 * r)))
-        .collect();
-    bar_panel(
-        &mut img,
-        510,
-        20,
-        420,
-        CHART_H as i64 - 40,
-        "REACH",
-        &reach_bars,
-        1.0,
-        REACH_BAR,
-    );
-    img
+    println!("ms/move: mean decision time; moves/s: moves of all games over the solver's wall-clock time (games in parallel)");
 }

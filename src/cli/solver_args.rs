@@ -3,7 +3,7 @@
 //! ([`crate::solver::registry`]).
 use super::exit::UsageError;
 use crate::engine::{Shape, SpawnRule};
-use crate::solver::registry::{self, Evaluation, OptionValues};
+use crate::solver::registry::{self, Evaluation, SolverInfo};
 use crate::solver::{Budget, Solver, SolverConfig};
 use anyhow::Context;
 use clap::Args;
@@ -41,7 +41,10 @@ pub struct SolverArgs {
     /// Time budget per move, ms (with --depth, the search stops at whichever comes first).
     #[arg(long, value_name = "MS")]
     pub time_ms: Option<u64>,
-    /// A solver option, KEY=VALUE (repeatable); `--help` lists each solver's options.
+    /// A solver option, KEY=VALUE or SOLVER:KEY=VALUE (repeatable); `--help` lists each
+    /// solver's options. KEY=VALUE goes to every solver run that has the option KEY (with `sim
+    /// --compare`, to each solver of the list that has it; an error if none has it);
+    /// SOLVER:KEY=VALUE goes to SOLVER only.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_opt)]
     pub options: Vec<(String, String)>,
     /// The evaluation of solvers that score boards (heuristic).
@@ -57,7 +60,7 @@ impl SolverArgs {
     /// solver has no use for.
     pub fn validate(&self) -> anyhow::Result<()> {
         let info = registry::find(&self.solver)?;
-        OptionValues::new(info, &self.options)?;
+        self.options_for(&[&self.solver])?;
         self.evaluation()?;
         if let Some(d) = self.depth {
             if info.work.is_none() {
@@ -67,6 +70,16 @@ impl SolverArgs {
                 ))
                 .into());
             }
+        }
+        self.check_depth(info)
+    }
+
+    /// Refuses a `--depth` too deep for `info` (expectimax would not finish).
+    ///
+    /// # Errors
+    /// A `--depth` beyond [`crate::solver::expectimax::MAX_DEPTH`] for expectimax.
+    pub fn check_depth(&self, info: &SolverInfo) -> anyhow::Result<()> {
+        if let Some(d) = self.depth {
             if info.name == "expectimax" && d > crate::solver::expectimax::MAX_DEPTH {
                 return Err(UsageError(format!(
                     "--depth {d} is too deep for expectimax: at most {} (a deeper search would not finish; use --time-ms for a time budget)",
@@ -78,6 +91,15 @@ impl SolverArgs {
         Ok(())
     }
 
+    /// The `--opt` pairs of each solver of `names` (see [`registry::assign_options`]: `KEY=VALUE`
+    /// goes to the solvers that have KEY, `SOLVER:KEY=VALUE` to SOLVER only).
+    ///
+    /// # Errors
+    /// As [`registry::assign_options`].
+    pub fn options_for(&self, names: &[&str]) -> anyhow::Result<Vec<Vec<(String, String)>>> {
+        Ok(registry::assign_options(names, &self.options)?)
+    }
+
     /// The evaluation named by `--eval`.
     ///
     /// # Errors
@@ -86,10 +108,11 @@ impl SolverArgs {
         Ok(self.eval.parse::<Evaluation>()?)
     }
 
-    /// The solver's configuration for `shape`, assuming `spawn`.
+    /// The solver's configuration for `shape`, assuming `spawn`, with the `--opt` pairs meant
+    /// for it.
     ///
     /// # Errors
-    /// As [`SolverArgs::evaluation`].
+    /// As [`SolverArgs::evaluation`] and [`SolverArgs::options_for`].
     pub fn config(
         &self,
         shape: Shape,
@@ -97,12 +120,13 @@ impl SolverArgs {
         seed: u64,
         parallel: bool,
     ) -> anyhow::Result<SolverConfig> {
+        let options = self.options_for(&[&self.solver])?.remove(0);
         Ok(SolverConfig {
             shape,
             spawn,
             seed,
             evaluation: self.evaluation()?,
-            options: self.options.clone(),
+            options,
             goal: None,
             parallel,
         })
@@ -123,16 +147,6 @@ impl SolverArgs {
             time: self.time_ms.map(Duration::from_millis),
             work: self.depth.map(u64::from),
             stop,
-        }
-    }
-
-    /// A short description of the budget, e.g. "depth 3", "20 ms a move", "default budget".
-    pub fn describe_budget(&self) -> String {
-        match (self.depth, self.time_ms) {
-            (Some(d), Some(t)) => format!("depth {d} within {t} ms a move"),
-            (Some(d), None) => format!("depth {d}"),
-            (None, Some(t)) => format!("{t} ms a move"),
-            (None, None) => "default budget".to_string(),
         }
     }
 }

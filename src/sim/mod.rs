@@ -7,6 +7,10 @@
 //! (0-based) of a run started with `seed` uses the seed [`game_seed`]`(seed, i)` for its spawns
 //! and the same seed for a randomised solver, so every solver of a comparison meets the same
 //! spawns for the same moves.
+//!
+//! - [`compare`]: several solvers over the same seeds, with summaries over one list of tiles.
+//! - [`chart`]: the PNG of a run or a comparison (the only module that imports plotters).
+//! - [`stats`]: medians and quantiles.
 use crate::engine::{AnyBoard, Game, Position, Shape, SpawnRule};
 use crate::solver::{Budget, Solver, SolverError};
 use rayon::prelude::*;
@@ -14,6 +18,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+pub mod chart;
+pub mod compare;
 pub mod stats;
 
 /// The seed of game `index` of a run started with `seed`: a SplitMix64 step of `seed + index`,

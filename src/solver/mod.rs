@@ -241,6 +241,14 @@ pub enum SolverError {
         /// The board's shape.
         board: Shape,
     },
+    /// An option (`--opt KEY=VALUE`) that none of several solvers has.
+    #[error("option {key:?}: none of the solvers run has it ({})", known.join("; "))]
+    NoSuchOption {
+        /// The key given.
+        key: String,
+        /// Each solver run with its keys, e.g. "expectimax: cprob, table-bits".
+        known: Vec<String>,
+    },
 }
 
 /// The board of type `P` inside `board`, or [`SolverError::WrongShape`] when its shape is not

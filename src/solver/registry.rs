@@ -234,6 +234,76 @@ impl<'a> OptionValues<'a> {
     }
 }
 
+/// The keys of `info`'s options, for messages: "cprob, table-bits" or "no options".
+fn option_keys(info: &SolverInfo) -> String {
+    if info.options.is_empty() {
+        "no options".to_string()
+    } else {
+        let keys: Vec<&str> = info.options.iter().map(|o| o.key).collect();
+        keys.join(", ")
+    }
+}
+
+/// Splits `--opt` pairs among the solvers called `names` (one solver, or the solvers of a
+/// comparison): an unprefixed `KEY=VALUE` goes to every solver of `names` that has the option
+/// KEY; a prefixed `SOLVER:KEY=VALUE` goes to SOLVER only. Returns each solver's own pairs, in
+/// the order of `names`, keys without the prefix, ready for [`SolverConfig::options`].
+/// Values are not parsed here (the solver's build does that).
+///
+/// # Errors
+/// - [`SolverError::UnknownSolver`] for an unknown name, in `names` or as a prefix;
+/// - [`SolverError::BadOption`] for a prefix naming a solver that is not in `names`, for a key
+///   the prefixed solver does not have, or, with one solver, for a key it does not have;
+/// - [`SolverError::NoSuchOption`] for an unprefixed key that none of several solvers has.
+pub fn assign_options(
+    names: &[&str],
+    given: &[(String, String)],
+) -> Result<Vec<Vec<(String, String)>>, SolverError> {
+    let infos = names
+        .iter()
+        .map(|n| find(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = vec![Vec::new(); infos.len()];
+    for (key, value) in given {
+        let pair = |k: &str| vec![(k.to_string(), value.clone())];
+        if let Some((solver, k)) = key.split_once(':') {
+            let info = find(solver)?;
+            let Some(i) = infos.iter().position(|s| s.name == info.name) else {
+                return Err(SolverError::BadOption {
+                    solver: info.name.to_string(),
+                    message: format!(
+                        "--opt {key}={value}: {} is not among the solvers run ({})",
+                        info.name,
+                        names.join(", ")
+                    ),
+                });
+            };
+            OptionValues::new(info, &pair(k))?;
+            out[i].extend(pair(k));
+            continue;
+        }
+        let having: Vec<usize> = (0..infos.len())
+            .filter(|&i| infos[i].options.iter().any(|o| o.key == key))
+            .collect();
+        if having.is_empty() {
+            if let [info] = infos.as_slice() {
+                OptionValues::new(info, &pair(key))?;
+            }
+            return Err(SolverError::NoSuchOption {
+                key: key.clone(),
+                known: infos
+                    .iter()
+                    .map(|s| format!("{}: {}", s.name, option_keys(s)))
+                    .collect(),
+            });
+        }
+        for i in having {
+            out[i].extend(pair(key));
+        }
+    }
+    Ok(out)
+}
+
 /// Makes one solver type for a board type `P` and an evaluation `E`; [`dispatch`] picks `P` and
 /// `E` from a [`SolverConfig`], so each solver writes its construction once.
 pub trait Build {
@@ -290,6 +360,55 @@ mod tests {
         let junk = vec![("cprob".to_string(), "lots".to_string())];
         let v = OptionValues::new(info, &junk).unwrap();
         assert!(v.get::<f32>("cprob").is_err());
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn options_go_to_the_solvers_that_have_them() {
+        let given = pairs(&[("cprob", "0.01"), ("expectimax:table-bits", "16")]);
+        let split = assign_options(&["greedy", "expectimax"], &given).unwrap();
+        assert_eq!(split[0], pairs(&[]));
+        assert_eq!(split[1], pairs(&[("cprob", "0.01"), ("table-bits", "16")]));
+        // one solver: the same rules, and a prefix naming it is allowed
+        let one = assign_options(&["expectimax"], &pairs(&[("expectimax:cprob", "0.5")]));
+        assert_eq!(one.unwrap(), vec![pairs(&[("cprob", "0.5")])]);
+    }
+
+    #[test]
+    fn options_no_solver_can_take_are_refused() {
+        let both = ["expectimax", "greedy"];
+        let err = assign_options(&both, &pairs(&[("rollouts", "3")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "option \"rollouts\": none of the solvers run has it \
+             (expectimax: cprob, table-bits; greedy: no options)"
+        );
+        let err = assign_options(&both, &pairs(&[("greedy:cprob", "3")])).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("greedy: it has no option \"cprob\""),
+            "{err}"
+        );
+        let err = assign_options(&["greedy"], &pairs(&[("expectimax:cprob", "3")])).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("not among the solvers run (greedy)"),
+            "{err}"
+        );
+        let err = assign_options(&both, &pairs(&[("minimax:depth", "3")])).unwrap_err();
+        assert!(matches!(err, SolverError::UnknownSolver { .. }), "{err}");
+        // one solver keeps today's message, which lists its own keys
+        let err = assign_options(&["expectimax"], &pairs(&[("x", "1")])).unwrap_err();
+        assert!(matches!(err, SolverError::BadOption { .. }), "{err}");
+        assert!(
+            err.to_string().contains("its options: cprob, table-bits"),
+            "{err}"
+        );
     }
 
     #[test]
