@@ -129,7 +129,10 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
             vec![s.solver.as_str()]
         }
         Some(list) => {
-            if let Some(twice) = list.iter().find(|n| list.iter().filter(|m| m == n).count() > 1) {
+            if let Some(twice) = list
+                .iter()
+                .find(|n| list.iter().filter(|m| m == n).count() > 1)
+            {
                 bail!("solver {twice} is named twice in --compare");
             }
             let infos = list
