@@ -43,7 +43,7 @@ pub struct SolverArgs {
     /// A solver option, KEY=VALUE (repeatable); `--help` lists each solver's options.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_opt)]
     pub options: Vec<(String, String)>,
-    /// The evaluation of solvers that score boards (heuristic).
+    /// The evaluation of solvers that score boards (`--help` of `--solver` lists them).
     #[arg(long, value_name = "NAME", default_value = "heuristic")]
     pub eval: String,
 }

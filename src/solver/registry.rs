@@ -5,6 +5,7 @@
 //! solver is one file plus one entry here. Each solver parses its own typed options from the
 //! `KEY=VALUE` pairs of [`SolverConfig::options`] through [`OptionValues`], which refuses keys the
 //! solver does not list.
+use super::article::{ArticleEval, ARTICLE_WEIGHTS};
 use super::heuristic::RowHeuristic;
 use super::{expectimax, greedy, Evaluator, Solver, SolverError};
 use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
@@ -54,13 +55,21 @@ pub enum Evaluation {
     /// nneonneo/2048-ai's per-line heuristic ([`RowHeuristic`]).
     #[default]
     Heuristic,
+    /// Article 001's evaluation with its weights ([`ArticleEval`]).
+    Article,
 }
 
 /// The evaluations' names and one-line descriptions.
-pub const EVALUATIONS: &[(&str, &str)] = &[(
-    "heuristic",
-    "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
-)];
+pub const EVALUATIONS: &[(&str, &str)] = &[
+    (
+        "heuristic",
+        "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
+    ),
+    (
+        "article",
+        "article 001 on tile values: monotonicity 1.0, smoothness 1.0, empty cells 2.7, largest tile in a corner 1.0",
+    ),
+];
 
 impl FromStr for Evaluation {
     type Err = SolverError;
@@ -69,6 +78,7 @@ impl FromStr for Evaluation {
     fn from_str(s: &str) -> Result<Evaluation, SolverError> {
         match s {
             "heuristic" => Ok(Evaluation::Heuristic),
+            "article" => Ok(Evaluation::Article),
             _ => Err(SolverError::UnknownEvaluation {
                 name: s.to_string(),
                 known: EVALUATIONS.iter().map(|(n, _)| n.to_string()).collect(),
@@ -82,6 +92,7 @@ impl Evaluation {
     pub fn name(&self) -> &'static str {
         match self {
             Evaluation::Heuristic => "heuristic",
+            Evaluation::Article => "article",
         }
     }
 }
@@ -250,6 +261,10 @@ pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>
     match (&config.evaluation, config.shape.is_four()) {
         (Evaluation::Heuristic, true) => Ok(b.build::<Board, _>(RowHeuristic::new())),
         (Evaluation::Heuristic, false) => Ok(b.build::<GridBoard, _>(RowHeuristic::new())),
+        (Evaluation::Article, true) => Ok(b.build::<Board, _>(ArticleEval::new(ARTICLE_WEIGHTS))),
+        (Evaluation::Article, false) => {
+            Ok(b.build::<GridBoard, _>(ArticleEval::new(ARTICLE_WEIGHTS)))
+        }
     }
 }
 
@@ -290,6 +305,23 @@ mod tests {
         let junk = vec![("cprob".to_string(), "lots".to_string())];
         let v = OptionValues::new(info, &junk).unwrap();
         assert!(v.get::<f32>("cprob").is_err());
+    }
+
+    #[test]
+    fn evaluations_parse_by_name_and_build_on_every_shape() {
+        for (name, _) in EVALUATIONS {
+            let e: Evaluation = name.parse().unwrap();
+            assert_eq!(e.name(), *name);
+            for shape in ["4x4", "3x3"] {
+                let mut cfg = SolverConfig::new(shape.parse().unwrap());
+                cfg.evaluation = e.clone();
+                assert!(build("greedy", &cfg).is_ok(), "{name} on {shape}");
+            }
+        }
+        assert!(matches!(
+            "snake".parse::<Evaluation>(),
+            Err(SolverError::UnknownEvaluation { .. })
+        ));
     }
 
     #[test]
