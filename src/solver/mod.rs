@@ -29,6 +29,7 @@ pub mod article;
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;
+pub mod montecarlo;
 pub mod registry;
 
 pub use registry::{Evaluation, SolverConfig};
@@ -252,5 +253,62 @@ mod tests {
             }
         );
         assert!(board_for::<Board>(&AnyBoard::Four(Board::EMPTY), Shape::FOUR).is_ok());
+    }
+}
+
+/// Boards shared by the solvers' tests, each worked out by hand.
+#[cfg(test)]
+pub(crate) mod test_boards {
+    use crate::engine::{Board, GridBoard, Shape};
+
+    /// 4×4, the left column empty and the rest full with no equal neighbours:
+    /// ```text
+    ///  .  2  4  8
+    ///  .  4  8 16
+    ///  .  2  4  8
+    ///  .  4  8 16
+    /// ```
+    /// Left slides every row; Right, Up and Down change nothing: Left is the only legal move.
+    pub fn only_left_4x4() -> Board {
+        Board::from_values([[0, 2, 4, 8], [0, 4, 8, 16], [0, 2, 4, 8], [0, 4, 8, 16]]).unwrap()
+    }
+
+    /// 3×3 with the same pattern (`. 2 4 / . 4 2 / . 2 4`): Left is the only legal move.
+    pub fn only_left_3x3() -> GridBoard {
+        let shape = Shape::new(3, 3).unwrap();
+        GridBoard::from_values(shape, &[0, 2, 4, 0, 4, 2, 0, 2, 4]).unwrap()
+    }
+
+    /// 4×4, two 256s in the top-left corner:
+    /// ```text
+    /// 256 256  2  .
+    ///   4   .  .  .
+    /// ```
+    /// Left makes a 512 in the corner; Right makes it at (0, 2) beside the 2; Down drops both
+    /// 256s off the top row and buries the left one above the 4; Up changes nothing.
+    pub fn corner_merge_4x4() -> Board {
+        Board::from_values([[256, 256, 2, 0], [4, 0, 0, 0], [0; 4], [0; 4]]).unwrap()
+    }
+
+    /// The same on 5×5 (256 256 2 in row 0, a 4 below the corner): Left merges into the corner.
+    pub fn corner_merge_5x5() -> GridBoard {
+        let shape = Shape::new(5, 5).unwrap();
+        let mut v = vec![0u64; 25];
+        v[0] = 256;
+        v[1] = 256;
+        v[2] = 2;
+        v[5] = 4;
+        GridBoard::from_values(shape, &v).unwrap()
+    }
+
+    /// A busy 4×4 board on which a deep or long search takes far more than a millisecond.
+    pub fn late_4x4() -> Board {
+        Board::from_values([
+            [2, 4, 8, 16],
+            [32, 64, 128, 256],
+            [512, 1024, 2048, 0],
+            [0, 0, 2, 0],
+        ])
+        .unwrap()
     }
 }
