@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod aco;
 pub mod article;
 pub mod expectimax;
 pub mod greedy;
