@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 pub mod aco;
 pub mod article;
+pub mod bfs;
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;

@@ -7,7 +7,7 @@
 //! solver does not list.
 use super::article::{ArticleEval, ARTICLE_WEIGHTS};
 use super::heuristic::RowHeuristic;
-use super::{aco, expectimax, greedy, montecarlo, Evaluator, Solver, SolverError};
+use super::{aco, bfs, expectimax, greedy, montecarlo, Evaluator, Solver, SolverError};
 use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
 use std::fmt::Write as _;
 use std::str::FromStr;
@@ -44,7 +44,13 @@ pub struct SolverInfo {
 }
 
 /// Every solver, the default ([`DEFAULT_SOLVER`]) first.
-pub static SOLVERS: &[SolverInfo] = &[expectimax::INFO, greedy::INFO, montecarlo::INFO, aco::INFO];
+pub static SOLVERS: &[SolverInfo] = &[
+    expectimax::INFO,
+    greedy::INFO,
+    montecarlo::INFO,
+    aco::INFO,
+    bfs::INFO,
+];
 
 /// The solver used when none is named.
 pub const DEFAULT_SOLVER: &str = "expectimax";
