@@ -33,8 +33,9 @@ pub struct SolverArgs {
     /// Solver to use.
     #[arg(long, default_value = registry::DEFAULT_SOLVER, value_name = "NAME", long_help = solver_help())]
     pub solver: String,
-    /// The solver's own measure of work per move: expectimax and bfs, the depth in moves beyond
-    /// the root move; montecarlo, rollouts per move; aco, iterations. Default: the solver's own.
+    /// The solver's own measure of work per move: expectimax, the depth in moves beyond the root
+    /// move; bfs, the longest move sequence; montecarlo, rollouts per move; aco, iterations.
+    /// Default: the solver's own.
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
     /// Time budget per move, ms (with --depth, the search stops at whichever comes first).

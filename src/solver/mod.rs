@@ -10,6 +10,15 @@
 //! - [`expectimax::Expectimax`] ("expectimax", the default): depth-limited expectimax after
 //!   nneonneo/2048-ai with a transposition table, a probability cutoff and a time budget.
 //! - [`greedy::Greedy`] ("greedy"): one ply, the evaluation of the board after each move.
+//! - [`montecarlo::MonteCarlo`] ("montecarlo"): rollouts from each move's afterstate, the best
+//!   mean outcome (article 003, Zilberman's pure Monte Carlo).
+//! - [`aco::Aco`] ("aco"): ant colony optimisation, ants guided by pheromone and the evaluation
+//!   (article 000).
+//! - [`bfs::Bfs`] ("bfs"): breadth-first search without spawns for the shortest way to a goal
+//!   tile, else the evaluation (article 004).
+//!
+//! Evaluations ([`Evaluation`]): nneonneo's [`heuristic::RowHeuristic`] and article 001's
+//! [`article::ArticleEval`].
 //!
 //! ```
 //! use bot2048::engine::{AnyBoard, Board, Shape};
@@ -41,9 +50,11 @@ pub use registry::{Evaluation, SolverConfig};
 ///
 /// - `time`: wall-clock time for the decision; solvers that can stop early (iterative
 ///   deepening, rollouts, iterations) stop within it, and their last complete unit of work counts.
-/// - `work`: the solver's own measure (see [`registry::SolverInfo::work`]): expectimax and bfs,
-///   the depth in moves beyond the root move; montecarlo, rollouts per move; aco, iterations.
-///   With both, the solver stops at whichever comes first.
+/// - `work`: the solver's own measure (see [`registry::SolverInfo::work`]): expectimax, the
+///   depth in moves beyond the root move; bfs, the longest move sequence (the root move
+///   included); montecarlo, rollouts per legal move; aco, iterations; greedy has none. With both,
+///   the solver stops at whichever comes first; with `time` alone the rollout and iteration
+///   solvers go on until it is spent.
 /// - `stop`: a flag (Ctrl-C) the search polls; when set, the decision returns at once with the
 ///   work completed so far ([`Decision::stopped`]).
 #[derive(Clone, Debug, Default)]
@@ -98,14 +109,16 @@ pub struct Decision {
     /// The move to play; `None` when no move is legal (game over).
     pub best: Option<Move>,
     /// Each move's value, indexed by [`Move::index`]; `None` for an illegal move. Units are the
-    /// solver's own (expectimax: the expected evaluation at the search horizon; montecarlo: the
-    /// mean rollout outcome).
+    /// solver's own (expectimax: the expected evaluation at the search horizon; greedy: the
+    /// evaluation; montecarlo: the mean rollout outcome; aco: the root edge's pheromone, τ0 = 1;
+    /// bfs: minus the moves to the goal, or the evaluation when no sequence makes it).
     pub values: [Option<f64>; 4],
-    /// Work done: nodes searched (expectimax: max nodes, chance nodes and leaves; rollouts count
-    /// their moves).
+    /// Work done: nodes searched (expectimax: max nodes, chance nodes and leaves; bfs: boards
+    /// reached; montecarlo and aco: moves played in rollouts and ants' games).
     pub nodes: u64,
-    /// The depth searched: moves looked at beyond the root move (0 = one ply); for rollout
-    /// solvers, the rollouts or iterations completed.
+    /// The depth searched: moves looked at beyond the root move (0 = one ply); montecarlo, the
+    /// rollouts completed for each move (the fewest); aco, the iterations completed; bfs, the
+    /// length of the sequence found or searched (the root move included).
     pub depth: u32,
     /// Wall-clock time of the decision, in milliseconds.
     pub elapsed_ms: f64,

@@ -170,9 +170,8 @@ pub fn describe() -> String {
     let mut out = String::new();
     for s in SOLVERS {
         let _ = writeln!(out, "  {:<11} {}", s.name, s.summary);
-        if let Some(w) = s.work {
-            let _ = writeln!(out, "  {:<11}   --depth: {w}", "");
-        }
+        let work = s.work.unwrap_or("none (takes no --depth)");
+        let _ = writeln!(out, "  {:<11}   --depth: {work}", "");
         for o in s.options {
             let _ = writeln!(
                 out,
@@ -311,6 +310,27 @@ mod tests {
         let junk = vec![("cprob".to_string(), "lots".to_string())];
         let v = OptionValues::new(info, &junk).unwrap();
         assert!(v.get::<f32>("cprob").is_err());
+    }
+
+    #[test]
+    fn describe_lists_every_solver_its_work_and_options() {
+        let text = describe();
+        for s in SOLVERS {
+            assert!(
+                text.contains(&format!("  {:<11} {}", s.name, s.summary)),
+                "{}",
+                s.name
+            );
+            assert!(
+                text.contains(s.work.unwrap_or("none (takes no --depth)")),
+                "{}",
+                s.name
+            );
+            for o in s.options {
+                assert!(text.contains(&format!("--opt {}={}  {}", o.key, o.default, o.help)));
+            }
+        }
+        assert!(text.contains("article 001 on tile values"));
     }
 
     #[test]
