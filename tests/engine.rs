@@ -284,13 +284,19 @@ mod solvers {
     use bot2048::solver::registry::{self, SOLVERS};
     use bot2048::solver::{Budget, SolverConfig, SolverError};
 
+    /// A small budget for whole test games: depth 1 for the searches, one iteration of 20 ants
+    /// for aco, and the article's 20 rollouts a move for montecarlo (one rollout is too noisy).
+    fn quick(name: &str) -> Budget {
+        Budget::depth(if name == "montecarlo" { 20 } else { 1 })
+    }
+
     #[test]
     fn every_registered_solver_plays_legal_moves_to_the_end() {
         for info in SOLVERS {
             let mut solver = registry::build(info.name, &SolverConfig::new(Shape::FOUR)).unwrap();
             assert_eq!(solver.name(), info.name);
             let mut game = Game::new(3);
-            let budget = Budget::depth(1);
+            let budget = quick(info.name);
             while let Some(m) = solver
                 .decide(&AnyBoard::Four(game.board()), &budget)
                 .unwrap()
@@ -319,7 +325,7 @@ mod solvers {
         for info in SOLVERS {
             let mut solver = registry::build(info.name, &SolverConfig::new(shape)).unwrap();
             let mut game = Game::with_shape(shape, 4, Default::default());
-            let budget = Budget::depth(1);
+            let budget = quick(info.name);
             while let Some(m) = solver.decide(&game.board(), &budget).unwrap().best {
                 assert!(
                     game.play(m).is_some(),

@@ -52,7 +52,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         }
         (None, None) => anyhow::bail!("`advise` needs --window TITLE or --region X,Y,W,H"),
     };
-    let mut solvers = t.solver_maker(spawn)?;
+    let mut solvers = t.solver_maker(spawn, None)?;
     let stop = super::play::interrupt_flag();
     let cfg = AdviseConfig {
         settle: t.settle(),

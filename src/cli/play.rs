@@ -84,16 +84,21 @@ impl TargetArgs {
 
     /// The maker of the solver for `--solver`, `--opt`, `--eval`, assuming the spawn rule
     /// `spawn`, for the board shape found in the game. The options are checked now, by building
-    /// the 4×4 solver (kept for a 4×4 game).
+    /// the 4×4 solver (kept for a 4×4 game). `goal` is the game's goal tile (a value), for the
+    /// solvers that search toward one (bfs).
     ///
     /// # Errors
     /// Unknown solver or evaluation, or a bad option.
-    pub fn solver_maker(&self, spawn: SpawnRule) -> anyhow::Result<SolverMaker> {
+    pub fn solver_maker(&self, spawn: SpawnRule, goal: Option<u64>) -> anyhow::Result<SolverMaker> {
         self.solver.validate()?;
-        let four = self.solver.build(Shape::FOUR, spawn)?;
+        let mut template = self.solver.config(Shape::FOUR, spawn, 1, true)?;
+        template.goal = goal;
+        let name = self.solver.solver.clone();
+        let four = solver::registry::build(&name, &template)
+            .with_context(|| format!("solver `{name}`"))?;
         Ok(SolverMaker {
-            name: self.solver.solver.clone(),
-            template: self.solver.config(Shape::FOUR, spawn, 1, true)?,
+            name,
+            template,
             four: Some(four),
         })
     }
@@ -254,7 +259,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("opening the game window `{window}`"))?;
     let info = game.src.info();
     let spawn = t.spawn_rule(Some((&info.title, &info.class)));
-    let mut solvers = t.solver_maker(spawn)?;
+    let mut solvers = t.solver_maker(spawn, args.goal)?;
     if let Some(r) = t.region {
         game.region = Some(RegionSource::new(r).context("capturing --region")?);
     }

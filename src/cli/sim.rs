@@ -154,6 +154,7 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     let options = s.options_for(&names)?;
     let spawn = args.solver_spawn.unwrap_or(args.spawn);
     let mut template = s.config(args.size, spawn, 0, false)?;
+    template.goal = args.goal;
     let entrants = names
         .iter()
         .zip(options)

@@ -4,8 +4,7 @@
 use super::exit::UsageError;
 use crate::engine::{Shape, SpawnRule};
 use crate::solver::registry::{self, Evaluation, SolverInfo};
-use crate::solver::{Budget, Solver, SolverConfig};
-use anyhow::Context;
+use crate::solver::{Budget, SolverConfig};
 use clap::Args;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -34,8 +33,9 @@ pub struct SolverArgs {
     /// Solver to use.
     #[arg(long, default_value = registry::DEFAULT_SOLVER, value_name = "NAME", long_help = solver_help())]
     pub solver: String,
-    /// The solver's own measure of work per move: expectimax and bfs, the depth in moves beyond
-    /// the root move; montecarlo, rollouts per move; aco, iterations. Default: the solver's own.
+    /// The solver's own measure of work per move: expectimax, the depth in moves beyond the root
+    /// move; bfs, the longest move sequence; montecarlo, rollouts per move; aco, iterations.
+    /// Default: the solver's own.
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
     /// Time budget per move, ms (with --depth, the search stops at whichever comes first).
@@ -47,7 +47,7 @@ pub struct SolverArgs {
     /// SOLVER:KEY=VALUE goes to SOLVER only.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_opt)]
     pub options: Vec<(String, String)>,
-    /// The evaluation of solvers that score boards (heuristic).
+    /// The evaluation of solvers that score boards (`--help` of `--solver` lists them).
     #[arg(long, value_name = "NAME", default_value = "heuristic")]
     pub eval: String,
 }
@@ -130,15 +130,6 @@ impl SolverArgs {
             goal: None,
             parallel,
         })
-    }
-
-    /// The solver for `shape`, assuming `spawn` (parallel search on).
-    ///
-    /// # Errors
-    /// Anything [`SolverArgs::validate`] refuses.
-    pub fn build(&self, shape: Shape, spawn: SpawnRule) -> anyhow::Result<Box<dyn Solver>> {
-        let config = self.config(shape, spawn, 1, true)?;
-        registry::build(&self.solver, &config).with_context(|| format!("solver `{}`", self.solver))
     }
 
     /// The budget of each decision, polling `stop` (Ctrl-C).

@@ -1,8 +1,10 @@
 //! The greedy solver: one ply, the move whose afterstate (the board after the move, before its
 //! spawn) the evaluation scores highest.
 //!
-//! Source: the articles' greedy players (shared/seeds 001 and 002, "greedy" mode); the evaluation
-//! is an option (`--eval`), the expectimax heuristic by default, so that the two solvers compare.
+//! Source: the articles' greedy players (`001_96f41e1b07365bc2.txt` and
+//! `002_4f36932bca3bfd95.txt`, "greedy" mode); the evaluation is an option (`--eval`): the
+//! expectimax heuristic by default, so that the two solvers compare, or article 001's own
+//! (`--eval article`, [`super::article::ArticleEval`]).
 use super::registry::{dispatch, Build, OptionValues, SolverConfig, SolverInfo};
 use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
 use crate::engine::{AnyBoard, Position, Shape};

@@ -10,6 +10,15 @@
 //! - [`expectimax::Expectimax`] ("expectimax", the default): depth-limited expectimax after
 //!   nneonneo/2048-ai with a transposition table, a probability cutoff and a time budget.
 //! - [`greedy::Greedy`] ("greedy"): one ply, the evaluation of the board after each move.
+//! - [`montecarlo::MonteCarlo`] ("montecarlo"): rollouts from each move's afterstate, the best
+//!   mean outcome (article 003, Zilberman's pure Monte Carlo).
+//! - [`aco::Aco`] ("aco"): ant colony optimisation, ants guided by pheromone and the evaluation
+//!   (article 000).
+//! - [`bfs::Bfs`] ("bfs"): breadth-first search without spawns for the shortest way to a goal
+//!   tile, else the evaluation (article 004).
+//!
+//! Evaluations ([`Evaluation`]): nneonneo's [`heuristic::RowHeuristic`] and article 001's
+//! [`article::ArticleEval`].
 //!
 //! ```
 //! use bot2048::engine::{AnyBoard, Board, Shape};
@@ -25,9 +34,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod aco;
+pub mod article;
+pub mod bfs;
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;
+pub mod montecarlo;
 pub mod ntuple;
 pub mod registry;
 
@@ -38,9 +51,11 @@ pub use registry::{Evaluation, SolverConfig};
 ///
 /// - `time`: wall-clock time for the decision; solvers that can stop early (iterative
 ///   deepening, rollouts, iterations) stop within it, and their last complete unit of work counts.
-/// - `work`: the solver's own measure (see [`registry::SolverInfo::work`]): expectimax and bfs,
-///   the depth in moves beyond the root move; montecarlo, rollouts per move; aco, iterations.
-///   With both, the solver stops at whichever comes first.
+/// - `work`: the solver's own measure (see [`registry::SolverInfo::work`]): expectimax, the
+///   depth in moves beyond the root move; bfs, the longest move sequence (the root move
+///   included); montecarlo, rollouts per legal move; aco, iterations; greedy has none. With both,
+///   the solver stops at whichever comes first; with `time` alone the rollout and iteration
+///   solvers go on until it is spent.
 /// - `stop`: a flag (Ctrl-C) the search polls; when set, the decision returns at once with the
 ///   work completed so far ([`Decision::stopped`]).
 #[derive(Clone, Debug, Default)]
@@ -95,14 +110,16 @@ pub struct Decision {
     /// The move to play; `None` when no move is legal (game over).
     pub best: Option<Move>,
     /// Each move's value, indexed by [`Move::index`]; `None` for an illegal move. Units are the
-    /// solver's own (expectimax: the expected evaluation at the search horizon; montecarlo: the
-    /// mean rollout outcome).
+    /// solver's own (expectimax: the expected evaluation at the search horizon; greedy: the
+    /// evaluation; montecarlo: the mean rollout outcome; aco: the root edge's pheromone, τ0 = 1;
+    /// bfs: minus the moves to the goal, or the evaluation when no sequence makes it).
     pub values: [Option<f64>; 4],
-    /// Work done: nodes searched (expectimax: max nodes, chance nodes and leaves; rollouts count
-    /// their moves).
+    /// Work done: nodes searched (expectimax: max nodes, chance nodes and leaves; bfs: boards
+    /// reached; montecarlo and aco: moves played in rollouts and ants' games).
     pub nodes: u64,
-    /// The depth searched: moves looked at beyond the root move (0 = one ply); for rollout
-    /// solvers, the rollouts or iterations completed.
+    /// The depth searched: moves looked at beyond the root move (0 = one ply); montecarlo, the
+    /// rollouts completed for each move (the fewest); aco, the iterations completed; bfs, the
+    /// length of the sequence found or searched (the root move included).
     pub depth: u32,
     /// Wall-clock time of the decision, in milliseconds.
     pub elapsed_ms: f64,
@@ -289,5 +306,62 @@ mod tests {
             }
         );
         assert!(board_for::<Board>(&AnyBoard::Four(Board::EMPTY), Shape::FOUR).is_ok());
+    }
+}
+
+/// Boards shared by the solvers' tests, each worked out by hand.
+#[cfg(test)]
+pub(crate) mod test_boards {
+    use crate::engine::{Board, GridBoard, Shape};
+
+    /// 4×4, the left column empty and the rest full with no equal neighbours:
+    /// ```text
+    ///  .  2  4  8
+    ///  .  4  8 16
+    ///  .  2  4  8
+    ///  .  4  8 16
+    /// ```
+    /// Left slides every row; Right, Up and Down change nothing: Left is the only legal move.
+    pub fn only_left_4x4() -> Board {
+        Board::from_values([[0, 2, 4, 8], [0, 4, 8, 16], [0, 2, 4, 8], [0, 4, 8, 16]]).unwrap()
+    }
+
+    /// 3×3 with the same pattern (`. 2 4 / . 4 2 / . 2 4`): Left is the only legal move.
+    pub fn only_left_3x3() -> GridBoard {
+        let shape = Shape::new(3, 3).unwrap();
+        GridBoard::from_values(shape, &[0, 2, 4, 0, 4, 2, 0, 2, 4]).unwrap()
+    }
+
+    /// 4×4, two 256s in the top-left corner:
+    /// ```text
+    /// 256 256  2  .
+    ///   4   .  .  .
+    /// ```
+    /// Left makes a 512 in the corner; Right makes it at (0, 2) beside the 2; Down drops both
+    /// 256s off the top row and buries the left one above the 4; Up changes nothing.
+    pub fn corner_merge_4x4() -> Board {
+        Board::from_values([[256, 256, 2, 0], [4, 0, 0, 0], [0; 4], [0; 4]]).unwrap()
+    }
+
+    /// The same on 5×5 (256 256 2 in row 0, a 4 below the corner): Left merges into the corner.
+    pub fn corner_merge_5x5() -> GridBoard {
+        let shape = Shape::new(5, 5).unwrap();
+        let mut v = vec![0u64; 25];
+        v[0] = 256;
+        v[1] = 256;
+        v[2] = 2;
+        v[5] = 4;
+        GridBoard::from_values(shape, &v).unwrap()
+    }
+
+    /// A busy 4×4 board on which a deep or long search takes far more than a millisecond.
+    pub fn late_4x4() -> Board {
+        Board::from_values([
+            [2, 4, 8, 16],
+            [32, 64, 128, 256],
+            [512, 1024, 2048, 0],
+            [0, 0, 2, 0],
+        ])
+        .unwrap()
     }
 }

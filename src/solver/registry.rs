@@ -5,8 +5,9 @@
 //! solver is one file plus one entry here. Each solver parses its own typed options from the
 //! `KEY=VALUE` pairs of [`SolverConfig::options`] through [`OptionValues`], which refuses keys the
 //! solver does not list.
+use super::article::{ArticleEval, ARTICLE_WEIGHTS};
 use super::heuristic::RowHeuristic;
-use super::{expectimax, greedy, Evaluator, Solver, SolverError};
+use super::{aco, bfs, expectimax, greedy, montecarlo, Evaluator, Solver, SolverError};
 use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
 use std::fmt::Write as _;
 use std::str::FromStr;
@@ -43,7 +44,13 @@ pub struct SolverInfo {
 }
 
 /// Every solver, the default ([`DEFAULT_SOLVER`]) first.
-pub static SOLVERS: &[SolverInfo] = &[expectimax::INFO, greedy::INFO];
+pub static SOLVERS: &[SolverInfo] = &[
+    expectimax::INFO,
+    greedy::INFO,
+    montecarlo::INFO,
+    aco::INFO,
+    bfs::INFO,
+];
 
 /// The solver used when none is named.
 pub const DEFAULT_SOLVER: &str = "expectimax";
@@ -54,13 +61,21 @@ pub enum Evaluation {
     /// nneonneo/2048-ai's per-line heuristic ([`RowHeuristic`]).
     #[default]
     Heuristic,
+    /// Article 001's evaluation with its weights ([`ArticleEval`]).
+    Article,
 }
 
 /// The evaluations' names and one-line descriptions.
-pub const EVALUATIONS: &[(&str, &str)] = &[(
-    "heuristic",
-    "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
-)];
+pub const EVALUATIONS: &[(&str, &str)] = &[
+    (
+        "heuristic",
+        "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
+    ),
+    (
+        "article",
+        "article 001 on tile values: monotonicity 1.0, smoothness 1.0, empty cells 2.7, largest tile in a corner 1.0",
+    ),
+];
 
 impl FromStr for Evaluation {
     type Err = SolverError;
@@ -69,6 +84,7 @@ impl FromStr for Evaluation {
     fn from_str(s: &str) -> Result<Evaluation, SolverError> {
         match s {
             "heuristic" => Ok(Evaluation::Heuristic),
+            "article" => Ok(Evaluation::Article),
             _ => Err(SolverError::UnknownEvaluation {
                 name: s.to_string(),
                 known: EVALUATIONS.iter().map(|(n, _)| n.to_string()).collect(),
@@ -82,6 +98,7 @@ impl Evaluation {
     pub fn name(&self) -> &'static str {
         match self {
             Evaluation::Heuristic => "heuristic",
+            Evaluation::Article => "article",
         }
     }
 }
@@ -153,9 +170,8 @@ pub fn describe() -> String {
     let mut out = String::new();
     for s in SOLVERS {
         let _ = writeln!(out, "  {:<11} {}", s.name, s.summary);
-        if let Some(w) = s.work {
-            let _ = writeln!(out, "  {:<11}   --depth: {w}", "");
-        }
+        let work = s.work.unwrap_or("none (takes no --depth)");
+        let _ = writeln!(out, "  {:<11}   --depth: {work}", "");
         for o in s.options {
             let _ = writeln!(
                 out,
@@ -320,6 +336,10 @@ pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>
     match (&config.evaluation, config.shape.is_four()) {
         (Evaluation::Heuristic, true) => Ok(b.build::<Board, _>(RowHeuristic::new())),
         (Evaluation::Heuristic, false) => Ok(b.build::<GridBoard, _>(RowHeuristic::new())),
+        (Evaluation::Article, true) => Ok(b.build::<Board, _>(ArticleEval::new(ARTICLE_WEIGHTS))),
+        (Evaluation::Article, false) => {
+            Ok(b.build::<GridBoard, _>(ArticleEval::new(ARTICLE_WEIGHTS)))
+        }
     }
 }
 
@@ -409,6 +429,44 @@ mod tests {
             err.to_string().contains("its options: cprob, table-bits"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn describe_lists_every_solver_its_work_and_options() {
+        let text = describe();
+        for s in SOLVERS {
+            assert!(
+                text.contains(&format!("  {:<11} {}", s.name, s.summary)),
+                "{}",
+                s.name
+            );
+            assert!(
+                text.contains(s.work.unwrap_or("none (takes no --depth)")),
+                "{}",
+                s.name
+            );
+            for o in s.options {
+                assert!(text.contains(&format!("--opt {}={}  {}", o.key, o.default, o.help)));
+            }
+        }
+        assert!(text.contains("article 001 on tile values"));
+    }
+
+    #[test]
+    fn evaluations_parse_by_name_and_build_on_every_shape() {
+        for (name, _) in EVALUATIONS {
+            let e: Evaluation = name.parse().unwrap();
+            assert_eq!(e.name(), *name);
+            for shape in ["4x4", "3x3"] {
+                let mut cfg = SolverConfig::new(shape.parse().unwrap());
+                cfg.evaluation = e.clone();
+                assert!(build("greedy", &cfg).is_ok(), "{name} on {shape}");
+            }
+        }
+        assert!(matches!(
+            "snake".parse::<Evaluation>(),
+            Err(SolverError::UnknownEvaluation { .. })
+        ));
     }
 
     #[test]
