@@ -29,6 +29,18 @@ pub struct ClientWindow {
     pub viewable: bool,
 }
 
+/// Where the keyboard focus is, as X and the window manager say at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyboardFocus {
+    /// The X input focus (where XTEST keys go); `None` for PointerRoot or None. When the focused
+    /// window unmaps, X reverts the focus to PointerRoot (as openbox asks when it focuses a
+    /// window) or to the parent (the root window, for a top-level window), where it stays until
+    /// the window manager focuses another window.
+    pub input: Option<u32>,
+    /// `_NET_ACTIVE_WINDOW`; `None` when unset or 0.
+    pub active: Option<u32>,
+}
+
 /// An X connection plus the atoms used here.
 pub struct X11 {
     conn: RustConnection,
@@ -65,8 +77,17 @@ impl X11 {
                     .into(),
             ));
         }
+        X11::connect_to(None)
+    }
+
+    /// Connects to the X display `display` (e.g. `":99"`), or to `$DISPLAY` when `None`, without
+    /// the Wayland check of [`X11::connect`] (tests that drive a display of their own).
+    ///
+    /// # Errors
+    /// [`CaptureError::NoDisplay`] when no X server answers.
+    pub fn connect_to(display: Option<&str>) -> Result<X11, CaptureError> {
         let (conn, screen) =
-            x11rb::connect(None).map_err(|e| CaptureError::NoDisplay(e.to_string()))?;
+            x11rb::connect(display).map_err(|e| CaptureError::NoDisplay(e.to_string()))?;
         let root = conn.setup().roots[screen].root;
         let atom = |name: &[u8]| -> Result<u32, CaptureError> {
             Ok(conn
@@ -284,22 +305,41 @@ impl X11 {
         Ok(false)
     }
 
-    /// True when keys sent now through XTEST reach `id`: the X input focus is `id` or inside it,
-    /// and (when a window manager keeps `_NET_ACTIVE_WINDOW`) the active window is `id`.
+    /// The X input focus and `_NET_ACTIVE_WINDOW`, read one right after the other: what a focus
+    /// check decides on, and what the message of a failed check reports.
+    ///
+    /// # Errors
+    /// `Backend` on X errors.
+    pub fn keyboard_focus(&self) -> Result<KeyboardFocus, CaptureError> {
+        Ok(KeyboardFocus {
+            input: self.input_focus()?,
+            active: self.active_window()?,
+        })
+    }
+
+    /// True when keys sent while the focus is `focus` reach `id` through XTEST: the X input
+    /// focus is `id` or inside it, and (when a window manager keeps `_NET_ACTIVE_WINDOW`) the
+    /// active window is `id`.
+    ///
+    /// # Errors
+    /// `Backend` on X errors.
+    pub fn focus_reaches(&self, focus: &KeyboardFocus, id: u32) -> Result<bool, CaptureError> {
+        let Some(input) = focus.input else {
+            return Ok(false);
+        };
+        if !self.is_inside(input, id)? {
+            return Ok(false);
+        }
+        Ok(focus.active.is_none_or(|active| active == id))
+    }
+
+    /// True when keys sent now through XTEST reach `id` (see [`X11::focus_reaches`]).
     ///
     /// # Errors
     /// `Backend` on X errors.
     pub fn has_keyboard_focus(&self, id: u32) -> Result<bool, CaptureError> {
-        let Some(focus) = self.input_focus()? else {
-            return Ok(false);
-        };
-        if !self.is_inside(focus, id)? {
-            return Ok(false);
-        }
-        match self.active_window()? {
-            Some(active) => Ok(active == id),
-            None => Ok(true),
-        }
+        let focus = self.keyboard_focus()?;
+        self.focus_reaches(&focus, id)
     }
 
     /// Asks the window manager to activate (raise and focus) `id`: a `_NET_ACTIVE_WINDOW` client

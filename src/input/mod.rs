@@ -19,10 +19,15 @@ pub use self::enigo::{EnigoSink, FocusMode};
 /// Why a key was not pressed.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    /// The game window does not have the keyboard focus and could not be given it; no key was sent.
-    #[error("the game window does not have the keyboard focus (focus is on {focus}); no key sent")]
+    /// The window the key was for (the game, or a dialog of it) does not have the keyboard focus
+    /// and did not get it; no key was sent.
+    #[error("{window} does not have the keyboard focus (focus is on {focus}); no key sent")]
     NotFocused {
-        /// What has the focus instead (window title or id).
+        /// The window the key was for: "the game window", or "the game's dialog window `You Win`
+        /// (0x60001c)".
+        window: String,
+        /// Where the focus was at the last check (window title or id, and the active window when
+        /// that is another one).
         focus: String,
     },
     /// The user moved the mouse since the bot started (the failsafe): no key was sent.
@@ -72,6 +77,7 @@ impl KeySink for RecordingSink {
     fn press(&mut self, m: Move) -> Result<(), InputError> {
         if self.fail_from.is_some_and(|n| self.keys.len() >= n) {
             return Err(InputError::NotFocused {
+                window: "the game window".into(),
                 focus: "test: focus taken away".into(),
             });
         }
