@@ -360,3 +360,40 @@ fn sim_compare_names_the_known_solvers_once() {
         "clap: --compare conflicts with --solver"
     );
 }
+
+#[test]
+fn a_network_file_that_cannot_be_used_is_named_and_a_network_off_4x4_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, b"not a network at all, just some bytes").unwrap();
+    let missing = dir.path().join("missing.bin");
+    for (file, says) in [
+        (&junk, "not a bot2048 network file"),
+        (&missing, "cannot read"),
+    ] {
+        let eval = format!("ntuple:{}", file.display());
+        let out = bot2048()
+            .args(["sim", "--games", "1", "--eval", &eval, "--max-moves", "5"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        // a bad file, not a usage error (cli::exit::ERROR)
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&file.display().to_string()) && err.contains(says),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let net = bot2048::solver::ntuple::Network::new("0123".parse().unwrap(), 0.0);
+    let tiny = dir.path().join("tiny.bin");
+    net.save(&tiny).unwrap();
+    let eval = format!("ntuple:{}", tiny.display());
+    let out = bot2048()
+        .args(["sim", "--games", "1", "--eval", &eval, "--size", "5x5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("4x4 boards only"), "{err}");
+}

@@ -102,7 +102,7 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
                 | SolverError::BadOption { .. }
                 | SolverError::NoSuchOption { .. }
                 | SolverError::Unsupported { .. } => USAGE,
-                SolverError::WrongShape { .. } => ERROR,
+                SolverError::WrongShape { .. } | SolverError::BadNetwork { .. } => ERROR,
             };
         }
         if let Some(ProfileError::NotFound { .. }) = cause.downcast_ref::<ProfileError>() {

@@ -9,7 +9,7 @@ use crate::engine::{goal_exponent, Shape, SpawnRule};
 use crate::sim::chart;
 use crate::sim::compare::{self, Comparison, Entrant, SolverRun};
 use crate::sim::{GameResult, SimConfig, Summary};
-use crate::solver::registry;
+use crate::solver::{registry, SolverError};
 use anyhow::{bail, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -24,7 +24,8 @@ pub struct SimArgs {
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Compare these solvers (comma-separated, e.g. expectimax,greedy) on the same seeds: one
-    /// table, `--json` as one object keyed by solver, one chart. `--time-ms` is every solver's
+    /// table, `--json` as one object keyed by solver, one chart. `SOLVER/EVAL` runs a solver
+    /// with its own evaluation (e.g. expectimax/ntuple,expectimax/heuristic; else --eval's). `--time-ms` is every solver's
     /// per-move budget (to compare at equal time); `--depth` goes to every solver that has a
     /// measure of work, in its own unit (see --solver's help); otherwise each solver's default.
     /// `--opt KEY=VALUE` goes to every listed solver that has KEY; `--opt SOLVER:KEY=VALUE` to
@@ -79,7 +80,20 @@ pub struct SimArgs {
 /// solver's error, or a chart that cannot be written.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     // every check before the first game is about the arguments: a usage error (exit 2)
-    let (config, entrants) = plan(&args).map_err(|e| UsageError(format!("{e:#}")))?;
+    // (but a network file that cannot be loaded is a bad file: exit 1)
+    let (config, entrants) = plan(&args).map_err(|e| {
+        let bad_file = e.chain().any(|c| {
+            matches!(
+                c.downcast_ref::<SolverError>(),
+                Some(SolverError::BadNetwork { .. })
+            )
+        });
+        if bad_file {
+            e
+        } else {
+            UsageError(format!("{e:#}")).into()
+        }
+    })?;
     let total = config.games as u64 * entrants.len() as u64;
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::new(total)
@@ -111,6 +125,15 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One `--compare` entry, `SOLVER` or `SOLVER/EVAL` (e.g. `expectimax/ntuple`): the entry's
+/// text (its name in the table), the solver's name, the evaluation named (`None`: `--eval`'s).
+fn compare_entry(entry: &str) -> (String, &str, Option<&str>) {
+    match entry.split_once('/') {
+        Some((solver, eval)) => (entry.to_string(), solver, Some(eval)),
+        None => (entry.to_string(), entry, None),
+    }
+}
+
 /// Checks every argument and makes the run's configuration and its solvers, before any game.
 fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     if args.games == 0 {
@@ -123,10 +146,10 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
         chart::check_path(out, args.force)?;
     }
     let s = &args.solver;
-    let names: Vec<&str> = match &args.compare {
+    let entries: Vec<(String, &str, Option<&str>)> = match &args.compare {
         None => {
             s.validate()?;
-            vec![s.solver.as_str()]
+            vec![(s.solver.clone(), s.solver.as_str(), None)]
         }
         Some(list) => {
             if let Some(twice) = list
@@ -135,9 +158,10 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
             {
                 bail!("solver {twice} is named twice in --compare");
             }
-            let infos = list
+            let entries: Vec<_> = list.iter().map(|e| compare_entry(e)).collect();
+            let infos = entries
                 .iter()
-                .map(|n| registry::find(n))
+                .map(|(_, n, _)| registry::find(n))
                 .collect::<Result<Vec<_>, _>>()?;
             s.evaluation()?;
             if let Some(d) = s.depth {
@@ -148,24 +172,30 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
             for info in &infos {
                 s.check_depth(info)?;
             }
-            list.iter().map(String::as_str).collect()
+            entries
         }
     };
+    let names: Vec<&str> = entries.iter().map(|(_, n, _)| *n).collect();
     let options = s.options_for(&names)?;
     let spawn = args.solver_spawn.unwrap_or(args.spawn);
     let mut template = s.config(args.size, spawn, 0, false)?;
     template.goal = args.goal;
-    let entrants = names
-        .iter()
-        .zip(options)
-        .map(|(name, options)| {
-            template.options = options;
-            Entrant {
-                name: name.to_string(),
-                solver: template.clone(),
-            }
-        })
-        .collect();
+    let default_evaluation = template.evaluation.clone();
+    let mut entrants = Vec::new();
+    for ((name, solver_name, eval), options) in entries.into_iter().zip(options) {
+        template.options = options;
+        template.evaluation = match eval {
+            Some(e) => e.parse().with_context(|| format!("--compare {name}"))?,
+            None => default_evaluation.clone(),
+        };
+        // built once now, so that a solver that cannot play this board is a usage error
+        registry::build(solver_name, &template).with_context(|| format!("solver {name}"))?;
+        entrants.push(Entrant {
+            name,
+            solver_name: solver_name.to_string(),
+            solver: template.clone(),
+        });
+    }
     let mut config = SimConfig::new(args.size, args.games, args.seed);
     config.spawn = args.spawn;
     config.budget = s.budget(None);

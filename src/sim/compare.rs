@@ -16,11 +16,14 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-/// One solver of a comparison: its registry name and how it is built.
+/// One solver of a comparison: its name in the results, its registry name and how it is built.
 #[derive(Clone, Debug)]
 pub struct Entrant {
-    /// The solver's name in the registry.
+    /// Its name in the results, unique in a comparison (the solver's name, or e.g.
+    /// `expectimax/ntuple` for a solver with its own evaluation).
     pub name: String,
+    /// The solver's name in the registry.
+    pub solver_name: String,
     /// Its configuration; the seed is replaced by each game's own seed.
     pub solver: SolverConfig,
 }
@@ -118,15 +121,15 @@ pub fn compare(
         if entrants[..i].iter().any(|o| o.name == e.name) {
             return Err(CompareError::Twice(e.name.clone()));
         }
-        infos.push(registry::find(&e.name)?);
-        registry::build(&e.name, &e.solver)?;
+        infos.push(registry::find(&e.solver_name)?);
+        registry::build(&e.solver_name, &e.solver)?;
     }
     let mut played = Vec::with_capacity(entrants.len());
     for e in entrants {
         let make = |seed: u64| {
             let mut c = e.solver.clone();
             c.seed = seed;
-            registry::build(&e.name, &c)
+            registry::build(&e.solver_name, &c)
         };
         let start = Instant::now();
         let results = run_games(config, &make, &|r| on_game(&e.name, r))?;
@@ -164,6 +167,7 @@ mod tests {
         solver.parallel = false;
         Entrant {
             name: name.to_string(),
+            solver_name: name.to_string(),
             solver,
         }
     }

@@ -153,6 +153,8 @@ impl AcoOptions {
 struct AcoBuild(Shape, AcoOptions);
 
 impl Build for AcoBuild {
+    const SOLVER: &'static str = INFO.name;
+
     fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver> {
         Box::new(Aco::<P, E>::new(self.0, self.1, eval))
     }

@@ -55,6 +55,8 @@ pub const DEFAULT_GOAL: u64 = 1024;
 struct BfsBuild(Shape, u8);
 
 impl Build for BfsBuild {
+    const SOLVER: &'static str = INFO.name;
+
     fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver> {
         Box::new(Bfs::<P, E>::new(self.0, self.1, eval))
     }

@@ -106,6 +106,8 @@ impl ExpectimaxOptions {
 struct ExpectimaxBuild(Shape, ExpectimaxOptions);
 
 impl Build for ExpectimaxBuild {
+    const SOLVER: &'static str = INFO.name;
+
     fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver> {
         Box::new(Expectimax::<P, E>::new(self.0, self.1, eval))
     }

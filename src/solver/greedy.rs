@@ -25,6 +25,8 @@ pub const INFO: SolverInfo = SolverInfo {
 struct GreedyBuild(Shape);
 
 impl Build for GreedyBuild {
+    const SOLVER: &'static str = INFO.name;
+
     fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver> {
         Box::new(Greedy::<P, E>::new(self.0, eval))
     }
@@ -38,6 +40,7 @@ fn build_greedy(config: &SolverConfig) -> Result<Box<dyn Solver>, SolverError> {
 /// One-ply greedy solver over board type `P` and evaluation `E`. Cheap (4 evaluations a move);
 /// a baseline for `sim`. It ignores the budget: one ply is all it does.
 pub struct Greedy<P, E> {
+    name: &'static str,
     shape: Shape,
     eval: E,
     _board: PhantomData<fn() -> P>,
@@ -47,10 +50,17 @@ impl<P: Position, E: Evaluator<P>> Greedy<P, E> {
     /// A greedy solver for boards of `shape`, scoring afterstates with `eval`.
     pub fn new(shape: Shape, eval: E) -> Greedy<P, E> {
         Greedy {
+            name: INFO.name,
             shape,
             eval,
             _board: PhantomData,
         }
+    }
+
+    /// The same solver reporting `name` (e.g. `ntuple`: greedy over the network).
+    pub fn named(mut self, name: &'static str) -> Greedy<P, E> {
+        self.name = name;
+        self
     }
 
     /// The decision for `board`: each legal move's value is its afterstate's evaluation.
@@ -70,7 +80,7 @@ impl<P: Position, E: Evaluator<P>> Greedy<P, E> {
 
 impl<P: Position, E: Evaluator<P> + 'static> Solver for Greedy<P, E> {
     fn name(&self) -> &str {
-        INFO.name
+        self.name
     }
 
     fn shape(&self) -> Shape {

@@ -258,6 +258,14 @@ pub enum SolverError {
         /// The board's shape.
         board: Shape,
     },
+    /// A network weights file that cannot be used (missing, corrupt, of another format).
+    #[error("{message}")]
+    BadNetwork {
+        /// The file.
+        path: String,
+        /// What is wrong with it, naming the file.
+        message: String,
+    },
     /// An option (`--opt KEY=VALUE`) that none of several solvers has.
     #[error("option {key:?}: none of the solvers run has it ({})", known.join("; "))]
     NoSuchOption {

@@ -169,6 +169,8 @@ impl MonteCarloOptions {
 struct MonteCarloBuild(Shape, MonteCarloOptions);
 
 impl Build for MonteCarloBuild {
+    const SOLVER: &'static str = INFO.name;
+
     fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver> {
         Box::new(MonteCarlo::<P, E>::new(self.0, self.1, eval))
     }

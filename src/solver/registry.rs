@@ -7,10 +7,13 @@
 //! solver does not list.
 use super::article::{ArticleEval, ARTICLE_WEIGHTS};
 use super::heuristic::RowHeuristic;
+use super::ntuple::{self, NTupleEval, Network};
 use super::{aco, bfs, expectimax, greedy, montecarlo, Evaluator, Solver, SolverError};
 use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
 use std::fmt::Write as _;
+use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// One option of a solver: `KEY=VALUE` on the command line (`--opt KEY=VALUE`).
 #[derive(Debug)]
@@ -50,6 +53,7 @@ pub static SOLVERS: &[SolverInfo] = &[
     montecarlo::INFO,
     aco::INFO,
     bfs::INFO,
+    ntuple::eval::INFO,
 ];
 
 /// The solver used when none is named.
@@ -63,6 +67,8 @@ pub enum Evaluation {
     Heuristic,
     /// Article 001's evaluation with its weights ([`ArticleEval`]).
     Article,
+    /// An n-tuple network ([`NTupleEval`]: its value plus the points scored), 4×4 only.
+    NTuple(Arc<Network>),
 }
 
 /// The evaluations' names and one-line descriptions.
@@ -75,16 +81,31 @@ pub const EVALUATIONS: &[(&str, &str)] = &[
         "article",
         "article 001 on tile values: monotonicity 1.0, smoothness 1.0, empty cells 2.7, largest tile in a corner 1.0",
     ),
+    (
+        "ntuple",
+        "the n-tuple network's points to come + points scored (4x4); ntuple:FILE names a weights file, else networks/ntuple-4x6.bin or $BOT2048_NETWORK",
+    ),
 ];
 
 impl FromStr for Evaluation {
     type Err = SolverError;
 
-    /// An evaluation by name (see [`EVALUATIONS`]).
+    /// An evaluation by name (see [`EVALUATIONS`]); `ntuple` and `ntuple:FILE` load the network
+    /// (once per process, [`ntuple::load_shared`]).
+    ///
+    /// # Errors
+    /// [`SolverError::UnknownEvaluation`] listing the names; [`SolverError::BadNetwork`] for a
+    /// network file that cannot be loaded.
     fn from_str(s: &str) -> Result<Evaluation, SolverError> {
         match s {
             "heuristic" => Ok(Evaluation::Heuristic),
             "article" => Ok(Evaluation::Article),
+            "ntuple" => Ok(Evaluation::NTuple(ntuple::load_shared(
+                &ntuple::default_path(),
+            )?)),
+            _ if s.starts_with("ntuple:") => Ok(Evaluation::NTuple(ntuple::load_shared(
+                Path::new(&s["ntuple:".len()..]),
+            )?)),
             _ => Err(SolverError::UnknownEvaluation {
                 name: s.to_string(),
                 known: EVALUATIONS.iter().map(|(n, _)| n.to_string()).collect(),
@@ -99,6 +120,7 @@ impl Evaluation {
         match self {
             Evaluation::Heuristic => "heuristic",
             Evaluation::Article => "article",
+            Evaluation::NTuple(_) => "ntuple",
         }
     }
 }
@@ -263,7 +285,8 @@ fn option_keys(info: &SolverInfo) -> String {
 /// Splits `--opt` pairs among the solvers called `names` (one solver, or the solvers of a
 /// comparison): an unprefixed `KEY=VALUE` goes to every solver of `names` that has the option
 /// KEY; a prefixed `SOLVER:KEY=VALUE` goes to SOLVER only. Returns each solver's own pairs, in
-/// the order of `names`, keys without the prefix, ready for [`SolverConfig::options`].
+/// the order of `names` (a solver named twice, e.g. with two evaluations, gets its pairs twice),
+/// keys without the prefix, ready for [`SolverConfig::options`].
 /// Values are not parsed here (the solver's build does that).
 ///
 /// # Errors
@@ -284,7 +307,10 @@ pub fn assign_options(
         let pair = |k: &str| vec![(k.to_string(), value.clone())];
         if let Some((solver, k)) = key.split_once(':') {
             let info = find(solver)?;
-            let Some(i) = infos.iter().position(|s| s.name == info.name) else {
+            let at: Vec<usize> = (0..infos.len())
+                .filter(|&i| infos[i].name == info.name)
+                .collect();
+            if at.is_empty() {
                 return Err(SolverError::BadOption {
                     solver: info.name.to_string(),
                     message: format!(
@@ -293,9 +319,11 @@ pub fn assign_options(
                         names.join(", ")
                     ),
                 });
-            };
+            }
             OptionValues::new(info, &pair(k))?;
-            out[i].extend(pair(k));
+            for i in at {
+                out[i].extend(pair(k));
+            }
             continue;
         }
         let having: Vec<usize> = (0..infos.len())
@@ -323,6 +351,9 @@ pub fn assign_options(
 /// Makes one solver type for a board type `P` and an evaluation `E`; [`dispatch`] picks `P` and
 /// `E` from a [`SolverConfig`], so each solver writes its construction once.
 pub trait Build {
+    /// The solver's registry name (for messages).
+    const SOLVER: &'static str;
+
     /// The solver over `P`, scoring with `eval`.
     fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver>;
 }
@@ -331,7 +362,8 @@ pub trait Build {
 /// evaluation `config.evaluation`.
 ///
 /// # Errors
-/// [`SolverError::Unsupported`] for an evaluation that does not exist for the shape.
+/// [`SolverError::Unsupported`] for an evaluation that does not exist for the shape (the
+/// network on a board that is not 4×4).
 pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>, SolverError> {
     match (&config.evaluation, config.shape.is_four()) {
         (Evaluation::Heuristic, true) => Ok(b.build::<Board, _>(RowHeuristic::new())),
@@ -340,6 +372,8 @@ pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>
         (Evaluation::Article, false) => {
             Ok(b.build::<GridBoard, _>(ArticleEval::new(ARTICLE_WEIGHTS)))
         }
+        (Evaluation::NTuple(net), true) => Ok(b.build::<Board, _>(NTupleEval::new(net.clone()))),
+        (Evaluation::NTuple(_), false) => Err(ntuple::eval::unsupported(B::SOLVER, config.shape)),
     }
 }
 
@@ -454,7 +488,7 @@ mod tests {
 
     #[test]
     fn evaluations_parse_by_name_and_build_on_every_shape() {
-        for (name, _) in EVALUATIONS {
+        for (name, _) in EVALUATIONS.iter().filter(|(n, _)| *n != "ntuple") {
             let e: Evaluation = name.parse().unwrap();
             assert_eq!(e.name(), *name);
             for shape in ["4x4", "3x3"] {
@@ -463,6 +497,7 @@ mod tests {
                 assert!(build("greedy", &cfg).is_ok(), "{name} on {shape}");
             }
         }
+        // (ntuple loads a file: see ntuple::eval's tests)
         assert!(matches!(
             "snake".parse::<Evaluation>(),
             Err(SolverError::UnknownEvaluation { .. })
@@ -473,7 +508,8 @@ mod tests {
     fn every_solver_is_built_for_4x4_and_other_shapes() {
         for shape in ["4x4", "3x3", "5x5", "3x6"] {
             let cfg = SolverConfig::new(shape.parse().unwrap());
-            for s in SOLVERS {
+            // ntuple loads the shipped network (4x4 only): see ntuple::eval's tests
+            for s in SOLVERS.iter().filter(|s| s.name != "ntuple") {
                 let solver = build(s.name, &cfg).unwrap();
                 assert_eq!(solver.name(), s.name);
                 assert_eq!(solver.shape(), cfg.shape);

@@ -30,8 +30,11 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+pub mod eval;
 pub mod file;
 pub mod td;
+
+pub use eval::{built_points, load_shared, NTupleEval};
 
 pub use file::{LoadError, SaveError, WeightsFormat};
 
