@@ -323,7 +323,13 @@ mod solvers {
     fn every_registered_solver_plays_a_3x5_game_to_the_end() {
         let shape = Shape::new(3, 5).unwrap();
         for info in SOLVERS {
-            let mut solver = registry::build(info.name, &SolverConfig::new(shape)).unwrap();
+            let made = registry::build(info.name, &SolverConfig::new(shape));
+            if info.name == "ntuple" {
+                // the network is trained on 4x4 only, and says so
+                assert!(matches!(made, Err(SolverError::Unsupported { .. })));
+                continue;
+            }
+            let mut solver = made.unwrap();
             let mut game = Game::with_shape(shape, 4, Default::default());
             let budget = quick(info.name);
             while let Some(m) = solver.decide(&game.board(), &budget).unwrap().best {

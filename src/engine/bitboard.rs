@@ -5,9 +5,7 @@
 //! fit a nibble and take an exact slow path through [`slide_row_slow`].
 //!
 //! Idea of the tables: nneonneo/2048-ai, `2048.cpp` (`init_tables`, `execute_move_*`).
-use super::tables::{
-    slide_row_slow, COL_DOWN, COL_UP, LINE_SCORE, MAX_EXPONENT, ROW_BOTH, ROW_LEFT, ROW_RIGHT,
-};
+use super::tables::{slide_row_slow, COL_BOTH, LINE_SCORE, MAX_EXPONENT, ROW_BOTH};
 use super::{AnyBoard, BoardError, Move, Position, Shape, SpawnRule};
 use rand::Rng;
 use std::fmt;
@@ -63,22 +61,18 @@ const fn nibbles_empty(x: u64) -> u64 {
     !y & LOW_BITS
 }
 
-/// The four rows of `x` through a row table.
+/// The four columns of the board whose transpose is `t` moved toward row 0 and toward row 3 (up
+/// and down), from one lookup per column in [`COL_BOTH`]: columns 0 and 1 in one word, 2 and 3 in
+/// another, each word holding (up, up, down, down) in the four nibbles of every 16-bit row.
 #[inline(always)]
-fn rows_through(x: u64, table: &[u16; 65536]) -> u64 {
-    table[(x & 0xffff) as usize] as u64
-        | (table[((x >> 16) & 0xffff) as usize] as u64) << 16
-        | (table[((x >> 32) & 0xffff) as usize] as u64) << 32
-        | (table[(x >> 48) as usize] as u64) << 48
-}
-
-/// The four columns of the board whose transpose is `t` through a column table.
-#[inline(always)]
-fn cols_through(t: u64, table: &[u64; 65536]) -> u64 {
-    table[(t & 0xffff) as usize]
-        | table[((t >> 16) & 0xffff) as usize] << 4
-        | table[((t >> 32) & 0xffff) as usize] << 8
-        | table[(t >> 48) as usize] << 12
+fn cols_both(t: u64) -> (u64, u64) {
+    let e = |k: u32| COL_BOTH[((t >> (16 * k)) & 0xffff) as usize];
+    let w01 = e(0) | e(1) << 4;
+    let w23 = e(2) | e(3) << 4;
+    const LOW: u64 = 0x00ff_00ff_00ff_00ff;
+    let up = (w01 & LOW) | (w23 & LOW) << 8;
+    let down = (w01 >> 8 & LOW) | (w23 & !LOW);
+    (up, down)
 }
 
 /// The four rows of `x` moved toward cell 0 and toward cell 3 (left and right), from one lookup
@@ -230,18 +224,15 @@ impl Board {
             return self.apply_slow(m);
         }
         let (cells, score) = match m {
-            Move::Left => (rows_through(self.cells, &ROW_LEFT), lines_score(self.cells)),
-            Move::Right => (
-                rows_through(self.cells, &ROW_RIGHT),
-                lines_score(self.cells),
-            ),
+            Move::Left => (rows_both(self.cells).0, lines_score(self.cells)),
+            Move::Right => (rows_both(self.cells).1, lines_score(self.cells)),
             Move::Up => {
                 let t = transpose(self.cells);
-                (cols_through(t, &COL_UP), lines_score(t))
+                (cols_both(t).0, lines_score(t))
             }
             Move::Down => {
                 let t = transpose(self.cells);
-                (cols_through(t, &COL_DOWN), lines_score(t))
+                (cols_both(t).1, lines_score(t))
             }
         };
         if cells == self.cells {
@@ -259,10 +250,10 @@ impl Board {
             return self.apply_slow(m).map(|(b, _)| b);
         }
         let cells = match m {
-            Move::Left => rows_through(self.cells, &ROW_LEFT),
-            Move::Right => rows_through(self.cells, &ROW_RIGHT),
-            Move::Up => cols_through(transpose(self.cells), &COL_UP),
-            Move::Down => cols_through(transpose(self.cells), &COL_DOWN),
+            Move::Left => rows_both(self.cells).0,
+            Move::Right => rows_both(self.cells).1,
+            Move::Up => cols_both(transpose(self.cells)).0,
+            Move::Down => cols_both(transpose(self.cells)).1,
         };
         (cells != self.cells).then_some(Board { cells, big: 0 })
     }
@@ -330,7 +321,8 @@ impl Board {
 
     /// Calls `f(m, board after m)` for each legal move `m`, in [`Move::ALL`] order: the same
     /// boards as [`Board::shifted`], made together (one check for the slow path, one transpose for
-    /// up and down, one lookup per row in [`ROW_BOTH`] for left and right, no array of results);
+    /// up and down, one lookup per row in [`ROW_BOTH`] for left and right and per column in
+    /// [`COL_BOTH`] for up and down, no array of results);
     /// the search's max nodes use it. (Up and down through `ROW_BOTH` too, with two more
     /// transposes, made the four moves 15 % slower.)
     #[inline(always)]
@@ -351,8 +343,9 @@ impl Board {
                 f(m, Board { cells, big: 0 });
             }
         };
-        moved(Move::Up, cols_through(t, &COL_UP));
-        moved(Move::Down, cols_through(t, &COL_DOWN));
+        let (up, down) = cols_both(t);
+        moved(Move::Up, up);
+        moved(Move::Down, down);
         moved(Move::Left, left);
         moved(Move::Right, right);
     }
