@@ -147,7 +147,10 @@ pub static ROW_RIGHT: [u16; 65536] = build_rows(true);
 pub static COL_BOTH: [u64; 65536] = build_cols_both(&COL_UP_ONLY, &COL_DOWN_ONLY);
 
 // Each built apart: one const evaluation that slides all 131,072 lines takes too long for rustc.
+// Used only to initialise COL_BOTH at compile time, so never copied at run time.
+#[allow(clippy::large_const_arrays)]
 const COL_UP_ONLY: [u64; 65536] = build_cols(false);
+#[allow(clippy::large_const_arrays)]
 const COL_DOWN_ONLY: [u64; 65536] = build_cols(true);
 
 const fn build_cols_both(up: &[u64; 65536], down: &[u64; 65536]) -> [u64; 65536] {
