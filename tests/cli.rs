@@ -360,3 +360,118 @@ fn sim_compare_names_the_known_solvers_once() {
         "clap: --compare conflicts with --solver"
     );
 }
+
+/// `bot2048` with no X display: anything that gets past the argument checks exits 7.
+fn headless() -> Command {
+    let mut c = bot2048();
+    c.env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_SESSION_TYPE", "x11");
+    c
+}
+
+fn code_and_err(c: &mut Command) -> (Option<i32>, String) {
+    let o = c.output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn play_and_advise_check_their_arguments_before_looking_for_the_window() {
+    let w = ["--window", "no such window"];
+    for goal in ["3", "2", "6144", "0"] {
+        let (code, err) = code_and_err(headless().args(["play"]).args(w).args(["--goal", goal]));
+        assert_eq!(code, Some(2), "--goal {goal}: {err}");
+        assert!(err.contains(&format!("--goal {goal}")), "{err}");
+    }
+    for sub in ["play", "advise"] {
+        let (code, err) = code_and_err(headless().args([sub]).args(w).args(["--depth", "99"]));
+        assert_eq!(code, Some(2), "{sub} --depth 99: {err}");
+        assert!(err.contains("at most 12"), "{err}");
+        // --profile auto (the default) and a built-in name get past the checks: no display
+        for p in ["auto", "2048-qt"] {
+            let (code, err) = code_and_err(headless().args([sub]).args(w).args(["--profile", p]));
+            assert_eq!(code, Some(7), "{sub} --profile {p}: {err}");
+            assert!(!err.contains("no profile"), "{err}");
+        }
+        let (code, err) = code_and_err(
+            headless()
+                .args([sub])
+                .args(w)
+                .args(["--profile", "no-such-profile"]),
+        );
+        assert_eq!(code, Some(2), "{sub}: {err}");
+    }
+    // a good goal gets past them too
+    let (code, err) = code_and_err(headless().args(["play"]).args(w).args(["--goal", "2048"]));
+    assert_eq!(code, Some(7), "{err}");
+}
+
+#[test]
+fn play_refuses_a_record_directory_that_holds_a_recording_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    std::fs::create_dir_all(rec.join("frames")).unwrap();
+    std::fs::write(rec.join("frames/000000.png"), b"old").unwrap();
+    std::fs::write(rec.join("log.jsonl"), b"{}\n").unwrap();
+    let w = ["play", "--window", "no such window", "--record"];
+    let (code, err) = code_and_err(headless().args(w).arg(&rec));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("already holds a recording") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(
+        err.contains("log.jsonl") && err.contains("frames/ with 1 files"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(rec.join("log.jsonl")).unwrap(),
+        b"{}\n",
+        "untouched"
+    );
+    // forced, the checks pass (and the display is what is missing)
+    let (code, err) = code_and_err(headless().args(w).arg(&rec).arg("--force"));
+    assert_eq!(code, Some(7), "{err}");
+    // an empty or new directory is fine
+    let (code, err) = code_and_err(headless().args(w).arg(dir.path().join("new")));
+    assert_eq!(code, Some(7), "{err}");
+    // --force and --record-max-mb need --record
+    let (code, _) = code_and_err(headless().args(["play", "--window", "x", "--force"]));
+    assert_eq!(code, Some(2));
+}
+
+#[test]
+fn the_play_summary_speaks_words_not_enum_names() {
+    use bot2048::cli::play::summary_text;
+    let s = bot2048::play::Summary {
+        moves: 300,
+        score: 5000,
+        max_tile: 512,
+        desyncs: 0,
+        rereads: 2,
+        retries: 1,
+        moves_per_sec: 4.0,
+        stop_reason: bot2048::play::StopReason::MaxMoves,
+        message: "reached --max-moves 300 (300 moves made)".into(),
+        elapsed_s: 75.0,
+        frame_to_key_ms: 10.0,
+        key_to_settled_ms: 150.0,
+        solve_ms: 5.0,
+        final_board: vec![],
+        final_read_matches: true,
+        wins_continued: 0,
+        dump: None,
+        frames_capped_from: Some(17),
+        shape: None,
+    };
+    let t = summary_text(&s);
+    assert!(
+        t.starts_with("stopped: reached --max-moves 300 (300 moves made)\n"),
+        "{t}"
+    );
+    assert!(!t.contains("MaxMoves"), "{t}");
+    assert!(t.contains("frames from frame 17 on were not saved"), "{t}");
+}
