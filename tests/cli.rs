@@ -475,3 +475,113 @@ fn the_play_summary_speaks_words_not_enum_names() {
     assert!(!t.contains("MaxMoves"), "{t}");
     assert!(t.contains("frames from frame 17 on were not saved"), "{t}");
 }
+
+fn replay_data(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+#[test]
+fn replay_checks_a_recorded_game_and_prints_it_move_by_move() {
+    let qt = replay_data("replay-2048-qt");
+    let o = bot2048().arg("replay").arg(&qt).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    // the game's own score display reads 36 on the last frame (tests/play_replay.rs)
+    assert!(
+        text.contains("12 moves checked, score 36: every move fits the engine"),
+        "{text}"
+    );
+    assert!(
+        text.contains("move 1 down: +0 score 0, a new 2 at row 3 col 1 (frame 1)"),
+        "{text}"
+    );
+    let o = bot2048()
+        .args(["replay", "--json"])
+        .arg(&qt)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 14, "start, 12 moves, end");
+    assert_eq!(lines[0]["kind"], "start");
+    let last = &lines[12];
+    assert_eq!(
+        (last["kind"].as_str(), last["move"].as_u64()),
+        (Some("move"), Some(12))
+    );
+    // the last frame by eye: 8 4 0 0 / 8 2 0 0 / 4 2 0 0 / 4 2 0 0
+    assert_eq!(
+        last["board"],
+        serde_json::json!([[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]])
+    );
+    assert_eq!(lines[13]["kind"], "end");
+    assert_eq!(
+        (lines[13]["score"].as_u64(), lines[13]["fits"].as_bool()),
+        (Some(36), Some(true))
+    );
+
+    // gnome-2048 spawns only 2s: its 5x5 game fits the twos-only rule too
+    let o = bot2048()
+        .args(["replay", "--spawn", "twos-only"])
+        .arg(replay_data("replay-gnome-5x5"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("10 moves checked"));
+}
+
+#[test]
+fn replay_names_the_move_and_the_cells_that_do_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read_to_string(replay_data("replay-2048-qt").join("log.jsonl")).unwrap();
+    let mut lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // frame 5 (after move 5) gets a 64 in its top-right cell
+    let was = lines[5]["read"][0][3].as_u64().unwrap();
+    let key = lines[4]["chosen"].as_str().unwrap().to_string();
+    lines[5]["read"][0][3] = 64.into();
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(dir.path().join("log.jsonl"), text.join("\n")).unwrap();
+    let o = bot2048().arg("replay").arg(dir.path()).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    let why = if was == 0 {
+        "row 1 col 4: a new 64, which the spawn rule (classic) never makes".to_string()
+    } else {
+        format!("row 1 col 4: the move gives {was}, the frame shows 64")
+    };
+    assert!(
+        out.contains(&format!("MISFIT at move 5 ({key}), frame 5: {why}\n")),
+        "{out}"
+    );
+    assert!(out.contains("4 moves checked"), "{out}");
+    let o = bot2048()
+        .args(["replay", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let misfit: serde_json::Value = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["kind"] == "misfit")
+        .unwrap();
+    assert_eq!(
+        (misfit["move"].as_u64(), misfit["seq"].as_u64()),
+        (Some(5), Some(5))
+    );
+    assert_eq!(misfit["why"], why.as_str());
+
+    // not a recording: exit 1, named
+    let empty = tempfile::tempdir().unwrap();
+    let o = bot2048().arg("replay").arg(empty.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("log.jsonl"));
+}

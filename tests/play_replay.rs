@@ -12,9 +12,9 @@
 //! (`scripts/games.sh` with `SIZE=5x5`, then `bot2048 play --record DIR --max-moves 15`; the first
 //! 10 moves kept), each labelled by eye below ([`GNOME_5X5`]).
 use bot2048::capture::ReplaySource;
-use bot2048::engine::{AnyBoard, Move, Position, Shape};
+use bot2048::engine::{AnyBoard, Move, Position, Shape, SpawnRule};
 use bot2048::input::RecordingSink;
-use bot2048::play::{play, PlayConfig, ReplayGame, StopReason};
+use bot2048::play::{play, verify, PlayConfig, ReplayGame, StopReason};
 use bot2048::solver::{Budget, Decision, Solver, SolverError};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
 use std::collections::HashMap;
@@ -435,6 +435,16 @@ fn a_dropped_key_after_an_early_frame_is_pressed_again_once_the_board_holds_stil
     assert_eq!(retries[0]["press"], 2);
     let rereads = lines.iter().filter(|l| l["event"] == "reread").count();
     assert_eq!(rereads as u64, s.rereads, "one event per re-read");
+    // and `bot2048 replay` finds every move fitting, the retry under move 6
+    let report = verify::check(&rec, SpawnRule::Classic).unwrap();
+    assert_eq!((report.steps.len(), report.misfit.clone()), (12, None));
+    assert_eq!(report.steps[5].key, Move::Left);
+    assert!(
+        report.steps[5].events.iter().any(|e| e["event"] == "retry"),
+        "{:?}",
+        report.steps[5]
+    );
+    assert_eq!(report.trailing_events.last().unwrap()["event"], "stop");
     assert!(s.rereads >= 1);
     assert_eq!(&keys[5..7], &[Move::Left, Move::Left], "the 6th key again");
     assert!(s.final_read_matches);

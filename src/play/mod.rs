@@ -41,6 +41,7 @@ pub mod step;
 mod stop;
 mod summary;
 mod turn;
+pub mod verify;
 mod win;
 
 pub use cover::{Cover, GameUi};
