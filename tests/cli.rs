@@ -585,3 +585,40 @@ fn replay_names_the_move_and_the_cells_that_do_not_fit() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("log.jsonl"));
 }
+
+#[test]
+fn replay_annotates_chosen_moves_and_frames_the_new_tile() {
+    let qt = replay_data("replay-2048-qt");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ann");
+    let run = |moves: &str| {
+        bot2048()
+            .arg("replay")
+            .arg(&qt)
+            .args(["--annotate", moves, "--out-dir"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = run("0,5");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let yellow = |n: &str| {
+        let img = image::open(out.join(n)).unwrap().to_rgba8();
+        let frame = image::open(qt.join("frames/000000.png")).unwrap();
+        assert_eq!(img.dimensions(), (frame.width(), frame.height()));
+        img.pixels().filter(|p| p.0 == [255, 210, 0, 255]).count()
+    };
+    assert_eq!(yellow("move-0000.png"), 0, "the start has no new tile");
+    assert!(
+        yellow("move-0005.png") > 100,
+        "the new tile of move 5 is framed"
+    );
+    // never over an existing image without --force; a move the game does not have is refused
+    assert_eq!(run("5").status.code(), Some(2));
+    assert_eq!(run("13").status.code(), Some(2));
+}

@@ -8,11 +8,16 @@
 //! from 0, `board`, `seq`, `events`), `misfit` (`move`, `key`, `seq`, `why`), `end` (`moves`,
 //! `score`, `fits`, `unverified_last`, `events`).
 //!
+//! `--annotate N,... --out-dir DIR` writes `DIR/move-NNNN.png` for each move named: its frame with
+//! the board as read drawn on it, the new tile framed in yellow, the move's number in the corner.
+//!
 //! Exit codes: 0 every move fits; 3 a move does not fit (its number and the cells are named);
 //! 1 the log cannot be read; 2 bad command line.
-use super::exit;
+use super::exit::{self, UsageError};
+use super::output;
 use crate::engine::SpawnRule;
 use crate::play::verify::{self, Report};
+use crate::vision::{annotate, profile, Reader};
 use anyhow::Context;
 use clap::Args;
 use std::io::Write;
@@ -39,6 +44,95 @@ pub struct ReplayArgs {
     /// One JSON object per line (`kind`: start, move, misfit, end) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write an annotated image of these moves' frames (0 = the start), comma-separated: the
+    /// board as read (grid, every cell's value), the new tile framed in yellow and the move's
+    /// number in the top-left corner. Needs --out-dir.
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        requires = "out_dir"
+    )]
+    pub annotate: Vec<u64>,
+    /// Where the annotated images go: `move-NNNN.png` each (never over an existing file without
+    /// --force).
+    #[arg(long, value_name = "DIR", requires = "annotate")]
+    pub out_dir: Option<PathBuf>,
+    /// Replace existing annotated images.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The frame of move `n` of `r` (0 = the start): its sequence number and the new tile.
+fn frame_of(r: &Report, n: u64) -> Option<(u64, Option<verify::Spawn>)> {
+    if n == 0 {
+        return Some((0, None));
+    }
+    let s = r.steps.get(usize::try_from(n - 1).ok()?)?;
+    Some((s.seq, Some(s.spawn)))
+}
+
+/// Writes the annotated frames of `args.annotate` into `args.out_dir`; returns their paths.
+///
+/// # Errors
+/// A move that the report does not have (exit 2), a frame that is missing or unreadable, an
+/// existing output without --force.
+fn write_annotated(args: &ReplayArgs, r: &Report) -> anyhow::Result<Vec<PathBuf>> {
+    let Some(out) = &args.out_dir else {
+        return Ok(Vec::new());
+    };
+    let mut plan = Vec::new();
+    for &n in &args.annotate {
+        let (seq, spawn) = frame_of(r, n).ok_or_else(|| {
+            UsageError(format!(
+                "--annotate {n}: the recording has moves 0 to {} that fit",
+                r.steps.len()
+            ))
+        })?;
+        plan.push((n, seq, spawn, out.join(format!("move-{n:04}.png"))));
+    }
+    let outputs: Vec<PathBuf> = plan.iter().map(|p| p.3.clone()).collect();
+    output::check_outputs(&outputs, &[], args.force)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let resolved = profile::resolve("auto")?;
+    let mut reader = Reader::new(resolved.choice);
+    for (n, seq, spawn, path) in plan {
+        let frame = args.dir.join("frames").join(format!("{seq:06}.png"));
+        let img = image::open(&frame)
+            .with_context(|| format!("move {n}: frame {}", frame.display()))?
+            .to_rgba8();
+        let reading = reader
+            .read(&img)
+            .with_context(|| format!("move {n}: reading {}", frame.display()))?;
+        let mut a = annotate::annotate(&img, &reading);
+        let g = reading.grid;
+        let t = (g.cell_width / 20.0).ceil().max(2.0) as i64;
+        if let Some(sp) = spawn {
+            let c = g.cell(sp.row, sp.col);
+            let yellow = image::Rgba([255, 210, 0, 255]);
+            annotate::draw_rect(
+                &mut a,
+                c.x0 as i64 - t,
+                c.y0 as i64 - t,
+                c.x1 as i64 + t,
+                c.y1 as i64 + t,
+                t,
+                yellow,
+            );
+        }
+        let scale = (g.cell_width / 25.0).floor().max(2.0) as i64;
+        annotate::draw_text(
+            &mut a,
+            scale,
+            scale,
+            &n.to_string(),
+            scale,
+            image::Rgba([255, 255, 255, 255]),
+            image::Rgba([0, 0, 0, 255]),
+        );
+        output::write_image(&path, &a, args.force)?;
+    }
+    Ok(outputs)
 }
 
 /// A board as text lines, `.` for empty, each indented by two spaces.
@@ -156,6 +250,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         write!(out, "{}", report_text(&report))?;
     }
     out.flush()?;
+    for p in write_annotated(&args, &report)? {
+        eprintln!("bot2048: wrote {}", p.display());
+    }
     Ok(ExitCode::from(if report.misfit.is_some() {
         exit::DESYNC
     } else {
