@@ -166,7 +166,8 @@ pub struct LogLine {
     pub seq: u64,
     /// Moves made before this frame was read.
     pub moves: u64,
-    /// What happened: "start", "spawned", "unchanged", "desync", "reread".
+    /// What happened: "start" (the start frame) or "spawned" (a move verified); the other events
+    /// are event lines ([`LogEvent`]).
     pub event: String,
     /// Board read from the frame, rows of values (`read[r][c]`, the board's own shape),
     /// `null` = unreadable.
