@@ -986,3 +986,27 @@ fn advise_on_a_5x5_game_builds_its_solver_for_5x5_and_advises_on_each_board() {
         }
     }
 }
+
+#[test]
+fn a_goal_beyond_the_boards_largest_tile_stops_before_any_key() {
+    let order: Vec<usize> = (0..=12).collect();
+    let cfg = PlayConfig {
+        goal: Some(1 << 20),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Error);
+    assert_eq!(
+        s.message,
+        "--goal 1048576 cannot be reached on the 4x4 board: a goal tile must be a power of two from 4 to 131072 on this board, got 1048576"
+    );
+    assert!(keys.is_empty());
+    // the largest tile of a 4x4 board is a goal the loop takes
+    let cfg = PlayConfig {
+        goal: Some(131072),
+        max_moves: Some(2),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!((s.stop_reason, keys.len()), (StopReason::MaxMoves, 2));
+}

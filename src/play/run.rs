@@ -120,6 +120,9 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
     let (mut here, mut line) = begin(run, &start, &opts);
     let mut board = start.board;
     run.board = Some(board);
+    if let Some(stop) = goal_out_of_reach(run.cfg.goal, &board) {
+        return Err(stop_here(run, &here, line, stop));
+    }
     let mut solver = solver_for(board.shape()).map_err(|e| {
         let why = format!("no solver for the {} board: {e}", board.shape());
         stop_here(run, &here, line.clone(), Stop::new(StopReason::Error, why))
@@ -180,6 +183,19 @@ fn begin(run: &mut Run<'_>, start: &Start, opts: &SettleOptions) -> (Reference, 
 fn stop_here(run: &mut Run<'_>, here: &Reference, line: LogLine, stop: Stop) -> Stop {
     run.log(&here.frame.image, line);
     stop
+}
+
+/// The stop before any key when `--goal` cannot be made on `board`'s shape (a power of two above
+/// its largest tile).
+fn goal_out_of_reach(goal: Option<u64>, board: &AnyBoard) -> Option<Stop> {
+    let g = goal?;
+    let shape = board.shape();
+    crate::engine::goal_exponent(shape, g).err().map(|e| {
+        Stop::new(
+            StopReason::Error,
+            format!("--goal {g} cannot be reached on the {shape} board: {e}"),
+        )
+    })
 }
 
 /// The stop before the next key, if any: Ctrl-C, the goal tile, `--max-moves`.
