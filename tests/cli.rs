@@ -397,3 +397,265 @@ fn a_network_file_that_cannot_be_used_is_named_and_a_network_off_4x4_is_refused(
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("4x4 boards only"), "{err}");
 }
+
+/// `bot2048` with no X display: anything that gets past the argument checks exits 7.
+fn headless() -> Command {
+    let mut c = bot2048();
+    c.env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_SESSION_TYPE", "x11");
+    c
+}
+
+fn code_and_err(c: &mut Command) -> (Option<i32>, String) {
+    let o = c.output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn play_and_advise_check_their_arguments_before_looking_for_the_window() {
+    let w = ["--window", "no such window"];
+    for goal in ["3", "2", "6144", "0"] {
+        let (code, err) = code_and_err(headless().args(["play"]).args(w).args(["--goal", goal]));
+        assert_eq!(code, Some(2), "--goal {goal}: {err}");
+        assert!(err.contains(&format!("--goal {goal}")), "{err}");
+    }
+    for sub in ["play", "advise"] {
+        let (code, err) = code_and_err(headless().args([sub]).args(w).args(["--depth", "99"]));
+        assert_eq!(code, Some(2), "{sub} --depth 99: {err}");
+        assert!(err.contains("at most 12"), "{err}");
+        // --profile auto (the default) and a built-in name get past the checks: no display
+        for p in ["auto", "2048-qt"] {
+            let (code, err) = code_and_err(headless().args([sub]).args(w).args(["--profile", p]));
+            assert_eq!(code, Some(7), "{sub} --profile {p}: {err}");
+            assert!(!err.contains("no profile"), "{err}");
+        }
+        let (code, err) = code_and_err(
+            headless()
+                .args([sub])
+                .args(w)
+                .args(["--profile", "no-such-profile"]),
+        );
+        assert_eq!(code, Some(2), "{sub}: {err}");
+    }
+    // a good goal gets past them too
+    let (code, err) = code_and_err(headless().args(["play"]).args(w).args(["--goal", "2048"]));
+    assert_eq!(code, Some(7), "{err}");
+}
+
+#[test]
+fn play_refuses_a_record_directory_that_holds_a_recording_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    std::fs::create_dir_all(rec.join("frames")).unwrap();
+    std::fs::write(rec.join("frames/000000.png"), b"old").unwrap();
+    std::fs::write(rec.join("log.jsonl"), b"{}\n").unwrap();
+    let w = ["play", "--window", "no such window", "--record"];
+    let (code, err) = code_and_err(headless().args(w).arg(&rec));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("already holds a recording") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(
+        err.contains("log.jsonl") && err.contains("frames/ with 1 files"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(rec.join("log.jsonl")).unwrap(),
+        b"{}\n",
+        "untouched"
+    );
+    // forced, the checks pass (and the display is what is missing)
+    let (code, err) = code_and_err(headless().args(w).arg(&rec).arg("--force"));
+    assert_eq!(code, Some(7), "{err}");
+    // an empty or new directory is fine
+    let (code, err) = code_and_err(headless().args(w).arg(dir.path().join("new")));
+    assert_eq!(code, Some(7), "{err}");
+    // --force and --record-max-mb need --record
+    let (code, _) = code_and_err(headless().args(["play", "--window", "x", "--force"]));
+    assert_eq!(code, Some(2));
+}
+
+#[test]
+fn the_play_summary_speaks_words_not_enum_names() {
+    use bot2048::cli::play::summary_text;
+    let s = bot2048::play::Summary {
+        moves: 300,
+        score: 5000,
+        max_tile: 512,
+        desyncs: 0,
+        rereads: 2,
+        retries: 1,
+        moves_per_sec: 4.0,
+        stop_reason: bot2048::play::StopReason::MaxMoves,
+        message: "reached --max-moves 300 (300 moves made)".into(),
+        elapsed_s: 75.0,
+        frame_to_key_ms: 10.0,
+        key_to_settled_ms: 150.0,
+        solve_ms: 5.0,
+        final_board: vec![],
+        final_read_matches: true,
+        wins_continued: 0,
+        dump: None,
+        frames_capped_from: Some(17),
+        shape: None,
+    };
+    let t = summary_text(&s);
+    assert!(
+        t.starts_with("stopped: reached --max-moves 300 (300 moves made)\n"),
+        "{t}"
+    );
+    assert!(!t.contains("MaxMoves"), "{t}");
+    assert!(t.contains("frames from frame 17 on were not saved"), "{t}");
+}
+
+fn replay_data(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+#[test]
+fn replay_checks_a_recorded_game_and_prints_it_move_by_move() {
+    let qt = replay_data("replay-2048-qt");
+    let o = bot2048().arg("replay").arg(&qt).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    // the game's own score display reads 36 on the last frame (tests/play_replay.rs)
+    assert!(
+        text.contains("12 moves checked, score 36: every move fits the engine"),
+        "{text}"
+    );
+    assert!(
+        text.contains("move 1 down: +0 score 0, a new 2 at row 3 col 1 (frame 1)"),
+        "{text}"
+    );
+    let o = bot2048()
+        .args(["replay", "--json"])
+        .arg(&qt)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 14, "start, 12 moves, end");
+    assert_eq!(lines[0]["kind"], "start");
+    let last = &lines[12];
+    assert_eq!(
+        (last["kind"].as_str(), last["move"].as_u64()),
+        (Some("move"), Some(12))
+    );
+    // the last frame by eye: 8 4 0 0 / 8 2 0 0 / 4 2 0 0 / 4 2 0 0
+    assert_eq!(
+        last["board"],
+        serde_json::json!([[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]])
+    );
+    assert_eq!(lines[13]["kind"], "end");
+    assert_eq!(
+        (lines[13]["score"].as_u64(), lines[13]["fits"].as_bool()),
+        (Some(36), Some(true))
+    );
+
+    // gnome-2048 spawns only 2s: its 5x5 game fits the twos-only rule too
+    let o = bot2048()
+        .args(["replay", "--spawn", "twos-only"])
+        .arg(replay_data("replay-gnome-5x5"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("10 moves checked"));
+}
+
+#[test]
+fn replay_names_the_move_and_the_cells_that_do_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read_to_string(replay_data("replay-2048-qt").join("log.jsonl")).unwrap();
+    let mut lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // frame 5 (after move 5) gets a 64 in its top-right cell
+    let was = lines[5]["read"][0][3].as_u64().unwrap();
+    let key = lines[4]["chosen"].as_str().unwrap().to_string();
+    lines[5]["read"][0][3] = 64.into();
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(dir.path().join("log.jsonl"), text.join("\n")).unwrap();
+    let o = bot2048().arg("replay").arg(dir.path()).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    let why = if was == 0 {
+        "row 1 col 4: a new 64, which the spawn rule (classic) never makes".to_string()
+    } else {
+        format!("row 1 col 4: the move gives {was}, the frame shows 64")
+    };
+    assert!(
+        out.contains(&format!("MISFIT at move 5 ({key}), frame 5: {why}\n")),
+        "{out}"
+    );
+    assert!(out.contains("4 moves checked"), "{out}");
+    let o = bot2048()
+        .args(["replay", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let misfit: serde_json::Value = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["kind"] == "misfit")
+        .unwrap();
+    assert_eq!(
+        (misfit["move"].as_u64(), misfit["seq"].as_u64()),
+        (Some(5), Some(5))
+    );
+    assert_eq!(misfit["why"], why.as_str());
+
+    // not a recording: exit 1, named
+    let empty = tempfile::tempdir().unwrap();
+    let o = bot2048().arg("replay").arg(empty.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("log.jsonl"));
+}
+
+#[test]
+fn replay_annotates_chosen_moves_and_frames_the_new_tile() {
+    let qt = replay_data("replay-2048-qt");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ann");
+    let run = |moves: &str| {
+        bot2048()
+            .arg("replay")
+            .arg(&qt)
+            .args(["--annotate", moves, "--out-dir"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = run("0,5");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let yellow = |n: &str| {
+        let img = image::open(out.join(n)).unwrap().to_rgba8();
+        let frame = image::open(qt.join("frames/000000.png")).unwrap();
+        assert_eq!(img.dimensions(), (frame.width(), frame.height()));
+        img.pixels().filter(|p| p.0 == [255, 210, 0, 255]).count()
+    };
+    assert_eq!(yellow("move-0000.png"), 0, "the start has no new tile");
+    assert!(
+        yellow("move-0005.png") > 100,
+        "the new tile of move 5 is framed"
+    );
+    // never over an existing image without --force; a move the game does not have is refused
+    assert_eq!(run("5").status.code(), Some(2));
+    assert_eq!(run("13").status.code(), Some(2));
+}

@@ -12,9 +12,9 @@
 //! (`scripts/games.sh` with `SIZE=5x5`, then `bot2048 play --record DIR --max-moves 15`; the first
 //! 10 moves kept), each labelled by eye below ([`GNOME_5X5`]).
 use bot2048::capture::ReplaySource;
-use bot2048::engine::{AnyBoard, Move, Position, Shape};
+use bot2048::engine::{AnyBoard, Move, Position, Shape, SpawnRule};
 use bot2048::input::RecordingSink;
-use bot2048::play::{play, PlayConfig, ReplayGame, StopReason};
+use bot2048::play::{play, verify, PlayConfig, ReplayGame, StopReason};
 use bot2048::solver::{Budget, Decision, Solver, SolverError};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
 use std::collections::HashMap;
@@ -37,6 +37,9 @@ impl Scripted {
         let mut moves = HashMap::new();
         for line in text.lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v.get("seq").is_none() {
+                continue; // an event line, not a frame
+            }
             let rows: Vec<Vec<u64>> = serde_json::from_value(v["read"].clone()).unwrap();
             let m: Move = v["chosen"].as_str().unwrap().parse().unwrap();
             moves.insert(AnyBoard::from_rows(&rows).unwrap(), m);
@@ -247,7 +250,30 @@ fn a_record_directory_replays() {
     let (s, _) = run(&order, cfg, RecordingSink::default());
     assert_eq!(s.moves, 6);
     let lines = std::fs::read_to_string(rec.join("log.jsonl")).unwrap();
-    assert_eq!(lines.lines().count(), 7, "start + 6 moves");
+    let lines: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let frame_lines = lines.iter().filter(|l| l.get("seq").is_some()).count();
+    assert_eq!(frame_lines, 7, "start + 6 moves");
+    assert_eq!(lines.len(), 8, "and the stop");
+    let stop = &lines[7];
+    assert_eq!(stop["event"], "stop");
+    assert_eq!(stop["reason"], "max_moves");
+    assert_eq!(stop["moves"], 6);
+    assert_eq!(stop["message"], "reached --max-moves 6 (6 moves made)");
+    // the move lines keep their keys
+    let keys: Vec<&str> = lines[1]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    for k in [
+        "seq", "moves", "event", "read", "expected", "chosen", "values", "retries", "rereads",
+    ] {
+        assert!(keys.contains(&k), "{k} in {keys:?}");
+    }
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(rec.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["moves"], 6);
@@ -266,6 +292,95 @@ fn a_record_directory_replays() {
     assert_eq!(again.moves, 6);
     assert_eq!(again.final_board, s.final_board);
     assert_eq!(again.desyncs, 0);
+}
+
+fn log_lines(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn pngs(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join("frames"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_recording_is_not_overwritten_without_force_and_force_leaves_no_stale_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let order: Vec<usize> = (0..=12).collect();
+    let cfg = |max: u64, force: bool| PlayConfig {
+        record: Some(rec.clone()),
+        record_force: force,
+        max_moves: Some(max),
+        ..PlayConfig::default()
+    };
+    let (s, _) = run(&order, cfg(6, false), RecordingSink::default());
+    assert_eq!(s.moves, 6);
+    assert_eq!(pngs(&rec).len(), 7);
+    let before = std::fs::read(rec.join("log.jsonl")).unwrap();
+
+    // again into the same directory: refused before any key, nothing touched
+    let (s, keys) = run(&order, cfg(2, false), RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Error);
+    assert!(
+        s.message.contains("already holds a recording"),
+        "{}",
+        s.message
+    );
+    assert!(keys.is_empty());
+    assert_eq!(std::fs::read(rec.join("log.jsonl")).unwrap(), before);
+    assert_eq!(pngs(&rec).len(), 7);
+
+    // forced: the old frames 3..6 are gone, the log is the new run's
+    let (s, _) = run(&order, cfg(2, true), RecordingSink::default());
+    assert_eq!(s.moves, 2);
+    assert_eq!(pngs(&rec), ["000000.png", "000001.png", "000002.png"]);
+    let lines = log_lines(&rec);
+    assert_eq!(lines.last().unwrap()["moves"], 2);
+    assert_eq!(lines.iter().filter(|l| l.get("seq").is_some()).count(), 3);
+}
+
+#[test]
+fn a_frame_cap_stops_saving_frames_and_says_from_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let order: Vec<usize> = (0..=12).collect();
+    let cfg = PlayConfig {
+        record: Some(rec.clone()),
+        // any one frame is larger than 1 byte: frame 0 is saved, then the cap is reached
+        record_max_bytes: Some(1),
+        max_moves: Some(4),
+        ..PlayConfig::default()
+    };
+    let (s, _) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.moves, 4);
+    assert_eq!(s.frames_capped_from, Some(1));
+    assert_eq!(pngs(&rec), ["000000.png"]);
+    let lines = log_lines(&rec);
+    let capped: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["event"] == "frames_capped")
+        .collect();
+    assert_eq!(capped.len(), 1, "said once");
+    assert_eq!(capped[0]["from_seq"], 1);
+    assert_eq!(capped[0]["max_bytes"], 1);
+    let frame0 = std::fs::metadata(rec.join("frames/000000.png"))
+        .unwrap()
+        .len();
+    assert_eq!(capped[0]["bytes"], frame0);
+    // the log itself is complete: start + 4 moves
+    assert_eq!(lines.iter().filter(|l| l.get("seq").is_some()).count(), 5);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rec.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["frames_capped_from"], 1);
 }
 
 /// Frame 5 with one board-background pixel changed by one level: the same board, other pixels
@@ -304,9 +419,32 @@ fn a_dropped_key_after_an_early_frame_is_pressed_again_once_the_board_holds_stil
         early.settle.early_quiet_ms.is_some(),
         "early frames are the default"
     );
-    let (s, keys) = play_files(early);
+    let rec = dir.path().join("rec");
+    let (s, keys) = play_files(PlayConfig {
+        record: Some(rec.clone()),
+        ..early
+    });
     assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
     assert_eq!((s.moves, s.retries, s.desyncs), (12, 1, 0));
+    // the log has the retry (the 2nd press of the 6th key) and the re-reads before it
+    let lines = log_lines(&rec);
+    let retries: Vec<&serde_json::Value> = lines.iter().filter(|l| l["event"] == "retry").collect();
+    assert_eq!(retries.len(), 1, "{lines:?}");
+    assert_eq!(retries[0]["moves"], 5);
+    assert_eq!(retries[0]["key"], "left");
+    assert_eq!(retries[0]["press"], 2);
+    let rereads = lines.iter().filter(|l| l["event"] == "reread").count();
+    assert_eq!(rereads as u64, s.rereads, "one event per re-read");
+    // and `bot2048 replay` finds every move fitting, the retry under move 6
+    let report = verify::check(&rec, SpawnRule::Classic).unwrap();
+    assert_eq!((report.steps.len(), report.misfit.clone()), (12, None));
+    assert_eq!(report.steps[5].key, Move::Left);
+    assert!(
+        report.steps[5].events.iter().any(|e| e["event"] == "retry"),
+        "{:?}",
+        report.steps[5]
+    );
+    assert_eq!(report.trailing_events.last().unwrap()["event"], "stop");
     assert!(s.rereads >= 1);
     assert_eq!(&keys[5..7], &[Move::Left, Move::Left], "the 6th key again");
     assert!(s.final_read_matches);
@@ -426,7 +564,13 @@ fn advise_follows_the_users_game_once_per_board_and_presses_nothing() {
         n += 1
     })
     .unwrap();
-    assert!(matches!(end, AdviseEnd::Unreadable(_)), "{end:?}");
+    assert!(matches!(end, AdviseEnd::NoBoard(_)), "{end:?}");
+    // as `read`: 5 for no board, 6 for unreadable cells
+    use bot2048::cli::advise::exit_code;
+    assert_eq!(exit_code(&end), 5);
+    assert_eq!(exit_code(&AdviseEnd::Unreadable("row 1 col 2".into())), 6);
+    assert_eq!(exit_code(&AdviseEnd::Covered("black".into())), 4);
+    assert_eq!(exit_code(&AdviseEnd::Limit), 0);
     assert_eq!(n, 0);
 
     // --max-boards 3
@@ -527,6 +671,13 @@ impl Solver for RightThenAnyLegal {
 }
 
 fn run_gnome_win(on_win: bot2048::play::OnWin) -> (bot2048::play::Summary, DialogAfterFirstKey) {
+    run_gnome_win_recorded(on_win, None)
+}
+
+fn run_gnome_win_recorded(
+    on_win: bot2048::play::OnWin,
+    record: Option<PathBuf>,
+) -> (bot2048::play::Summary, DialogAfterFirstKey) {
     let mut game = DialogAfterFirstKey {
         frames: ReplaySource::from_files(gnome_win_frames()),
         keys: RecordingSink::default(),
@@ -537,6 +688,7 @@ fn run_gnome_win(on_win: bot2048::play::OnWin) -> (bot2048::play::Summary, Dialo
     let mut reader = Reader::new(ProfileChoice::Given(Profile::load("gnome-2048").unwrap()));
     let cfg = PlayConfig {
         on_win,
+        record,
         ..PlayConfig::default()
     };
     let s = play(
@@ -582,6 +734,27 @@ fn on_win_continue_closes_the_win_dialog_and_verifies_the_board_under_it() {
     assert_eq!(game.keys.keys[0], Move::Right);
     assert_eq!(game.keys.keys.len(), 2, "{:?}", game.keys.keys);
     assert_eq!(s.stop_reason, StopReason::EndOfReplay);
+
+    // recorded: the log says the win screen was passed during move 1, after frame 0
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let (s, _) = run_gnome_win_recorded(bot2048::play::OnWin::Continue, Some(rec.clone()));
+    assert_eq!(s.wins_continued, 1);
+    let lines = log_lines(&rec);
+    let events: Vec<&str> = lines.iter().map(|l| l["event"].as_str().unwrap()).collect();
+    let win = events
+        .iter()
+        .position(|e| *e == "win_passed")
+        .expect("a win_passed event");
+    assert_eq!(
+        lines[win]["moves"], 0,
+        "passed while verifying the first move"
+    );
+    assert_eq!(lines[win]["after_seq"], 0);
+    assert_eq!(events[0], "start");
+    assert!(win < events.iter().position(|e| *e == "spawned").unwrap());
+    assert_eq!(*events.last().unwrap(), "stop");
+    assert_eq!(lines.last().unwrap()["reason"], "end_of_replay");
 }
 
 fn gnome_5x5() -> PathBuf {
@@ -739,13 +912,11 @@ fn a_5x5_gnome_game_replays_on_its_own_shape_with_the_solver_built_for_it() {
     // the 10 keys between the frames, then the one chosen on the last frame (no frame after it)
     assert_eq!(&game.keys.keys[..10], &GNOME_5X5_KEYS);
     assert_eq!(game.keys.keys.len(), 11);
-    // the replay's own recording: one line per frame, each read as labelled by eye
-    let log = std::fs::read_to_string(rec.path().join("rec/log.jsonl")).unwrap();
-    let lines: Vec<serde_json::Value> = log
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 11);
+    // the replay's own recording: one line per frame, each read as labelled by eye, then the stop
+    let all = log_lines(&rec.path().join("rec"));
+    assert_eq!(all.last().unwrap()["event"], "stop");
+    let lines: Vec<&serde_json::Value> = all.iter().filter(|l| l.get("seq").is_some()).collect();
+    assert_eq!((lines.len(), all.len()), (11, 12));
     for (i, (line, (board, _))) in lines.iter().zip(GNOME_5X5).enumerate() {
         assert_eq!(line["read"], serde_json::json!(board), "frame {i}");
     }
@@ -814,4 +985,28 @@ fn advise_on_a_5x5_game_builds_its_solver_for_5x5_and_advises_on_each_board() {
             assert_eq!(*best, Some(GNOME_5X5_KEYS[i]), "frame {i}");
         }
     }
+}
+
+#[test]
+fn a_goal_beyond_the_boards_largest_tile_stops_before_any_key() {
+    let order: Vec<usize> = (0..=12).collect();
+    let cfg = PlayConfig {
+        goal: Some(1 << 20),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Error);
+    assert_eq!(
+        s.message,
+        "--goal 1048576 cannot be reached on the 4x4 board: a goal tile must be a power of two from 4 to 131072 on this board, got 1048576"
+    );
+    assert!(keys.is_empty());
+    // the largest tile of a 4x4 board is a goal the loop takes
+    let cfg = PlayConfig {
+        goal: Some(131072),
+        max_moves: Some(2),
+        ..PlayConfig::default()
+    };
+    let (s, keys) = run(&order, cfg, RecordingSink::default());
+    assert_eq!((s.stop_reason, keys.len()), (StopReason::MaxMoves, 2));
 }

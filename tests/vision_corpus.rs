@@ -1102,6 +1102,28 @@ mod cli {
         ] {
             assert!(h.contains(code), "{h}");
         }
+        for sub in ["play", "advise", "sim"] {
+            let h = stdout(&bot(&[sub, "--help"]));
+            assert!(h.contains("Exit status:"), "{sub}: {h}");
+            assert!(h.contains("  2  bad command line"), "{sub}: {h}");
+            assert!(!h.contains("[`") && !h.contains("`]"), "{sub}: {h}");
+        }
+        let play = stdout(&bot(&["play", "--help"]));
+        for code in ["  3  desync", "  4  stopped", "  8  no window", "SIGTERM"] {
+            assert!(play.contains(code), "{code}: {play}");
+        }
+        let advise = stdout(&bot(&["advise", "--help"]));
+        for code in ["  5  no 2048 board", "  6  a board was found"] {
+            assert!(advise.contains(code), "{code}: {advise}");
+        }
+        assert!(
+            !advise.contains("  3  desync"),
+            "advise has no desync: {advise}"
+        );
+        assert!(
+            !advise.contains("`play`") && !advise.contains("play still"),
+            "advise's help speaks of play: {advise}"
+        );
         let top = stdout(&bot(&["--help"]));
         assert!(top.contains("  3  desync") && top.contains("130"), "{top}");
     }

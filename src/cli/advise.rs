@@ -1,9 +1,12 @@
 //! `bot2048 advise`: watches a 2048 game while the user plays it and prints, after each change of
 //! the board, the suggested move and each direction's value. It presses nothing.
 //!
-//! Exit codes: 0 = stopped (Ctrl-C, `--once`, `--max-boards`, the window closed); 1 = setup errors
-//! (no display, window not found, unknown solver or profile); 4 = the board could not be read
-//! with `--once`, or the solver cannot play the board's shape.
+//! Exit codes ([`super::exit`], listed by `--help`): 0 = stopped (Ctrl-C, `--once`,
+//! `--max-boards`, the window closed); 2 = bad arguments (an unknown solver or profile); with
+//! `--once`, 5 = no board found and 6 = a board with unreadable cells, as `read`; 4 = the board is
+//! covered with `--once`, or the solver cannot play the board's shape; 7 = no display; 8 = no such
+//! window; 1 = other errors.
+use super::exit::{self, UsageError};
 use crate::capture::{FrameSource, RegionSource, WindowSource};
 use crate::engine::{Move, Position};
 use crate::play::advise::{advise, Advice, AdviseConfig, AdviseEnd};
@@ -11,8 +14,36 @@ use anyhow::Context;
 use clap::Args;
 use std::process::ExitCode;
 
+fn after_help() -> String {
+    exit::help_text(&[
+        exit::OK,
+        exit::ERROR,
+        exit::USAGE,
+        exit::STOPPED,
+        exit::NO_BOARD,
+        exit::UNREADABLE,
+        exit::NO_DISPLAY,
+        exit::NO_WINDOW,
+        exit::INTERRUPTED,
+    ])
+}
+
+/// The exit code of an advise run that ended with `end`: 5 and 6 as `read` for a board not
+/// found or not read with `--once`, 4 for a covered board or a solver that cannot play it, else 0.
+pub fn exit_code(end: &AdviseEnd) -> u8 {
+    match end {
+        AdviseEnd::NoBoard(_) => exit::NO_BOARD,
+        AdviseEnd::Unreadable(_) => exit::UNREADABLE,
+        AdviseEnd::Covered(_) | AdviseEnd::Solver(_) => exit::STOPPED,
+        AdviseEnd::WindowGone | AdviseEnd::Stopped | AdviseEnd::Limit | AdviseEnd::EndOfReplay => {
+            exit::OK
+        }
+    }
+}
+
 /// Arguments of `bot2048 advise`.
 #[derive(Debug, Args)]
+#[command(after_help = after_help())]
 pub struct AdviseArgs {
     /// Which game and how to read and solve it (`--window` or `--region`).
     #[command(flatten)]
@@ -39,6 +70,7 @@ fn fmt_value(v: Option<f64>) -> String {
 /// Setup errors (display, window, solver, profile) and capture failures.
 pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let t = &args.target;
+    t.solver.validate()?;
     let mut reader = t.reader()?;
     let (mut src, spawn): (Box<dyn FrameSource>, _) = match (&t.region, &t.window) {
         (Some(r), _) => (
@@ -50,7 +82,11 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
             let spawn = t.spawn_rule(Some((&ws.info().title, &ws.info().class)));
             (Box::new(ws), spawn)
         }
-        (None, None) => anyhow::bail!("`advise` needs --window TITLE or --region X,Y,W,H"),
+        (None, None) => {
+            return Err(
+                UsageError("`advise` needs --window TITLE or --region X,Y,W,H".into()).into(),
+            )
+        }
     };
     let mut solvers = t.solver_maker(spawn, None)?;
     let stop = super::play::interrupt_flag();
@@ -90,19 +126,13 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let mut solver_for = |shape| solvers.build(shape);
     let end = advise(src.as_mut(), &mut reader, &mut solver_for, &cfg, &mut print)
         .context("capturing the game")?;
-    match end {
-        AdviseEnd::Unreadable(why) => {
-            eprintln!("bot2048: {why}");
-            Ok(ExitCode::from(4))
-        }
-        AdviseEnd::Solver(why) => {
-            eprintln!("bot2048: {why}");
-            Ok(ExitCode::from(4))
-        }
-        AdviseEnd::WindowGone => {
-            eprintln!("bot2048: the game window is gone");
-            Ok(ExitCode::SUCCESS)
-        }
-        AdviseEnd::Stopped | AdviseEnd::Limit | AdviseEnd::EndOfReplay => Ok(ExitCode::SUCCESS),
+    match &end {
+        AdviseEnd::NoBoard(why)
+        | AdviseEnd::Unreadable(why)
+        | AdviseEnd::Covered(why)
+        | AdviseEnd::Solver(why) => eprintln!("bot2048: {why}"),
+        AdviseEnd::WindowGone => eprintln!("bot2048: the game window is gone"),
+        AdviseEnd::Stopped | AdviseEnd::Limit | AdviseEnd::EndOfReplay => {}
     }
+    Ok(ExitCode::from(exit_code(&end)))
 }

@@ -5,7 +5,7 @@
 //! | 0 | [`OK`] | done: every image read, profile written, game ended normally | all |
 //! | 1 | [`ERROR`] | runtime error: a file that cannot be read or written, a malformed profile, an X error | all |
 //! | 2 | [`USAGE`] | bad command line: clap's usage errors, an unknown solver or profile name, an output that would overwrite a file | all |
-//! | 3 | [`DESYNC`] | the game did not do what the engine predicted (a dump is written) | play |
+//! | 3 | [`DESYNC`] | the game did not do what the engine predicted (a dump is written); `replay`: a recorded move does not fit the engine | play, replay |
 //! | 4 | [`STOPPED`] | another stop: window gone, covered, focus lost, key without effect | play, advise |
 //! | 5 | [`NO_BOARD`] | no 2048 board found in the image or window | read, advise |
 //! | 6 | [`UNREADABLE`] | a board was found but some cells could not be read | read, advise |

@@ -12,6 +12,7 @@ pub mod exit;
 pub mod output;
 pub mod play;
 pub mod read;
+pub mod replay;
 pub mod sim;
 pub mod solver_args;
 pub mod train;
@@ -52,6 +53,8 @@ pub enum Command {
     Advise(advise::AdviseArgs),
     /// Read the board from screenshots, or from a game window's live frame.
     Read(read::ReadArgs),
+    /// Check a `play --record` directory against the engine and print the game move by move.
+    Replay(replay::ReplayArgs),
     /// List the windows on the screen and whether a 2048 board is found in each.
     Windows(windows::WindowsArgs),
     /// Make a calibration profile for a 2048 game.
@@ -71,6 +74,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => play::run(args),
         Command::Advise(args) => advise::run(args),
         Command::Read(args) => read::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Windows(args) => windows::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Sim(args) => sim::run(args),

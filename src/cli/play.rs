@@ -1,19 +1,21 @@
 //! `bot2048 play`: plays a real 2048 window until game over (or another stop reason).
 //!
-//! Exit codes: 0 = a normal end (game over, won with `--on-win stop`, goal, max moves, Ctrl-C,
-//! the mouse failsafe); 2 = bad arguments; 3 = desync (a dump was written); 4 = any other stop
-//! (window gone, covered, focus lost, key without effect, unreadable board); 1 = setup errors
-//! (no display, window not found, unknown solver or profile).
+//! Exit codes ([`super::exit`], listed by `--help`): 0 = a normal end (game over, won with
+//! `--on-win stop`, goal, max moves, Ctrl-C or SIGTERM, the mouse failsafe); 2 = bad arguments
+//! (checked before the window is looked for); 3 = desync (a dump was written); 4 = any other
+//! stop (window gone, covered, focus lost, key without effect, unreadable board); 7 = no display;
+//! 8 = no such window; 1 = other setup errors; 130 = a second Ctrl-C.
+use super::exit::{self, UsageError};
 use crate::capture::{Rect, RegionSource, SettleOptions};
-use crate::engine::Shape;
-use crate::engine::SpawnRule;
+use crate::engine::{goal_exponent, Shape, SpawnRule};
 use crate::input::FocusMode;
 use crate::play::live::LiveGame;
-use crate::play::{self, OnWin, PlayConfig, Summary};
+use crate::play::{self, record, OnWin, PlayConfig, Summary};
 use crate::solver::{self, SolverConfig};
-use crate::vision::{Profile, ProfileChoice, Reader};
+use crate::vision::{profile, Reader};
 use anyhow::Context;
 use clap::Args;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,13 +29,14 @@ pub struct TargetArgs {
     #[arg(long, short = 'w', value_name = "TITLE")]
     pub window: Option<String>,
     /// Capture this rectangle of the screen instead of the window: x,y,w,h in screen pixels.
-    /// `play` still needs --window for the keys (to check that the game has the focus).
+    /// Keys, where any are pressed, still go only to --window (after checking its focus).
     #[arg(long, value_name = "X,Y,W,H", value_parser = Rect::parse)]
     pub region: Option<Rect>,
-    /// Calibration profile: a built-in name (gnome-2048, 2048-qt, web-2048) or a TOML path;
-    /// default: the built-in profile that fits.
-    #[arg(long, value_name = "NAME|PATH")]
-    pub profile: Option<String>,
+    /// Calibration profile: a built-in name (gnome-2048, 2048-qt, web-2048), the name of a user
+    /// profile (made by `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user
+    /// profile; the best fit wins).
+    #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
+    pub profile: String,
     /// Which solver, its options and its budget.
     #[command(flatten)]
     pub solver: super::solver_args::SolverArgs,
@@ -55,18 +58,19 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// The reader for `--profile`.
+    /// The reader for `--profile`, found as `read` finds it ([`profile::resolve`]); its
+    /// warnings (a user profile shadowing a built-in name, a user profile that does not load)
+    /// are printed on stderr.
     ///
     /// # Errors
-    /// The profile cannot be loaded.
+    /// The profile is not found (exit 2) or cannot be loaded.
     pub fn reader(&self) -> anyhow::Result<Reader> {
-        let choice = match &self.profile {
-            Some(p) => ProfileChoice::Given(
-                Profile::load(p).with_context(|| format!("loading profile `{p}`"))?,
-            ),
-            None => ProfileChoice::Auto,
-        };
-        Ok(Reader::new(choice))
+        let p = &self.profile;
+        let resolved = profile::resolve(p).with_context(|| format!("--profile {p}"))?;
+        for w in &resolved.warnings {
+            eprintln!("bot2048: warning: {w}");
+        }
+        Ok(Reader::new(resolved.choice))
     }
 
     /// The spawn rule for `--spawn`, or the one of the game whose window has this title and
@@ -153,8 +157,27 @@ impl SolverMaker {
     }
 }
 
+fn after_help() -> String {
+    let mut s = exit::help_text(&[
+        exit::OK,
+        exit::ERROR,
+        exit::USAGE,
+        exit::DESYNC,
+        exit::STOPPED,
+        exit::NO_DISPLAY,
+        exit::NO_WINDOW,
+        exit::INTERRUPTED,
+    ]);
+    s.push_str(
+        "A normal end is 0: game over, the goal, --max-moves, --on-win stop, Ctrl-C or SIGTERM, \
+         the mouse moved.",
+    );
+    s
+}
+
 /// Arguments of `bot2048 play`.
 #[derive(Debug, Args)]
+#[command(after_help = after_help())]
 pub struct PlayArgs {
     /// Which game and how to read and solve it.
     #[command(flatten)]
@@ -174,9 +197,23 @@ pub struct PlayArgs {
     /// presses while it already has the focus.
     #[arg(long, value_enum, default_value = "start")]
     pub focus: FocusMode,
-    /// Save every frame used and a JSON-lines log here (replayable test data).
+    /// Save every frame used and a JSON-lines log here (replayable test data; `bot2048 replay
+    /// DIR` checks and prints it). A directory that already holds a recording is refused
+    /// without --force. A desync dump goes to DIR/desync.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// With --record: replace the recording already in DIR (its frames, log, summary and
+    /// desync dump are removed first).
+    #[arg(long, requires = "record")]
+    pub force: bool,
+    /// With --record: stop saving frames once they take this many megabytes (10^6 bytes); the
+    /// log goes on, and a `frames_capped` event and the summary say from which frame.
+    #[arg(long, value_name = "MB", requires = "record")]
+    pub record_max_mb: Option<u64>,
+    /// Where a desync dump goes when not recording (default: a new folder under
+    /// $XDG_STATE_HOME/bot2048/dumps, else ~/.local/state/bot2048/dumps). Its path is printed.
+    #[arg(long, value_name = "DIR")]
+    pub dump_dir: Option<PathBuf>,
     /// Print the summary as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -194,10 +231,11 @@ pub struct PlayArgs {
 /// arrive twice within microseconds (a recorded whole game lost its summary that way).
 pub const SECOND_INTERRUPT_AFTER_MS: u64 = 500;
 
-/// Sets the Ctrl-C handler once; returns the flag it raises. The first Ctrl-C raises the flag
-/// (the loop stops cleanly before its next key and prints its summary); a second one at least
-/// [`SECOND_INTERRUPT_AFTER_MS`] later exits at once with code 130 (no key is held between
-/// presses, so none is left down).
+/// Sets the handler of Ctrl-C (SIGINT), SIGTERM and SIGHUP once (the `ctrlc` crate with its
+/// `termination` feature); returns the flag it raises. The first signal raises the flag (the
+/// loop stops cleanly before its next key, prints its summary and writes `summary.json`); a
+/// second one at least [`SECOND_INTERRUPT_AFTER_MS`] later exits at once with code 130 (no key
+/// is held between presses, so none is left down).
 pub fn interrupt_flag() -> Arc<AtomicBool> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     FLAG.get_or_init(|| {
@@ -219,16 +257,12 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-/// Prints the summary (human text on stderr, or JSON on stdout).
-pub fn print_summary(s: &Summary, json: bool) {
-    if json {
-        println!("{}", serde_json::to_string(s).unwrap_or_default());
-        return;
-    }
-    eprintln!(
-        "stopped: {:?}: {}\nmoves {}  score {}  max tile {}  desyncs {}  retries {}  {:.2} moves/s  \
+/// The summary in words, as printed on stderr, e.g. `stopped: reached --max-moves 300` then the
+/// counts and timings.
+pub fn summary_text(s: &Summary) -> String {
+    let mut t = format!(
+        "stopped: {}\nmoves {}  score {}  max tile {}  desyncs {}  retries {}  {:.2} moves/s  \
          (frame->key {:.1} ms, key->settled {:.1} ms, solver {:.1} ms; medians)",
-        s.stop_reason,
         s.message,
         s.moves,
         s.score,
@@ -241,8 +275,39 @@ pub fn print_summary(s: &Summary, json: bool) {
         s.solve_ms
     );
     if let Some(d) = &s.dump {
-        eprintln!("desync dump: {d}");
+        t.push_str(&format!("\ndesync dump: {d}"));
     }
+    if let Some(seq) = s.frames_capped_from {
+        t.push_str(&format!(
+            "\nrecording: frames from frame {seq} on were not saved (--record-max-mb reached; the log is complete)"
+        ));
+    }
+    t
+}
+
+/// Prints the summary (human text on stderr, or JSON on stdout).
+pub fn print_summary(s: &Summary, json: bool) {
+    if json {
+        println!("{}", serde_json::to_string(s).unwrap_or_default());
+    } else {
+        eprintln!("{}", summary_text(s));
+    }
+}
+
+/// Checks `--goal` before any work: a power of two from 4 to the largest tile of the largest
+/// board (the board's own limit is known only once it is read).
+///
+/// # Errors
+/// A [`UsageError`] naming the goal.
+pub fn check_goal(goal: Option<u64>) -> Result<(), UsageError> {
+    let Some(g) = goal else { return Ok(()) };
+    let largest =
+        Shape::new(Shape::MAX_SIDE, Shape::MAX_SIDE).map_err(|e| UsageError(e.to_string()))?;
+    goal_exponent(largest, g).map(|_| ()).map_err(|_| {
+        UsageError(format!(
+            "--goal {g}: the goal must be a tile value, a power of two from 4 up (e.g. 2048)"
+        ))
+    })
 }
 
 /// Runs `bot2048 play`.
@@ -252,8 +317,14 @@ pub fn print_summary(s: &Summary, json: bool) {
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let t = &args.target;
     let Some(window) = &t.window else {
-        anyhow::bail!("`play` needs --window TITLE (keys are pressed only into that window, after checking its focus)");
+        return Err(UsageError("`play` needs --window TITLE (keys are pressed only into that window, after checking its focus)".into()).into());
     };
+    // every argument checked before the window is looked for
+    t.solver.validate()?;
+    check_goal(args.goal)?;
+    if let Some(dir) = &args.record {
+        record::check_dir(dir, args.force).map_err(|e| UsageError(e.to_string()))?;
+    }
     let mut reader = t.reader()?;
     let mut game = LiveGame::open(window, args.focus)
         .with_context(|| format!("opening the game window `{window}`"))?;
@@ -271,8 +342,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         goal: args.goal,
         max_moves: args.max_moves,
         settle: t.settle(),
-        progress: !args.quiet && !args.json,
+        progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
         record: args.record.clone(),
+        record_force: args.force,
+        record_max_bytes: args.record_max_mb.map(|mb| mb.saturating_mul(1_000_000)),
+        dump_dir: args.dump_dir.clone(),
         stop,
         ..PlayConfig::default()
     };

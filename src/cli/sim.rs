@@ -17,8 +17,13 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+fn after_help() -> String {
+    super::exit::help_text(&[super::exit::OK, super::exit::ERROR, super::exit::USAGE])
+}
+
 /// Arguments of `bot2048 sim`.
 #[derive(Debug, Args)]
+#[command(after_help = after_help())]
 pub struct SimArgs {
     /// Which solver, its options and its budget.
     #[command(flatten)]

@@ -7,11 +7,11 @@
 //! and waited out; with [`AdviseConfig::once`] it ends the loop instead. The board may have any
 //! shape the reader finds; the solver is built for it through the caller's [`SolverFor`], and
 //! built again when the user starts a game of another shape.
-use super::{grid_rect, read_frame, SolverFor};
+use super::{grid_rect, read_grid, SolverFor};
 use crate::capture::{self, CaptureError, FrameSource, SettleOptions};
 use crate::engine::{AnyBoard, Position};
 use crate::solver::{Budget, Decision, Solver};
-use crate::vision::Reader;
+use crate::vision::{ReadError, Reader};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +22,8 @@ pub struct AdviseConfig {
     /// Settle knobs (the region is set once the board is found).
     pub settle: SettleOptions,
     /// Advise on the first board read, then end ([`AdviseEnd::Limit`]); an unreadable frame ends
-    /// the loop with [`AdviseEnd::Unreadable`] instead of being waited out.
+    /// the loop instead of being waited out ([`AdviseEnd::NoBoard`], [`AdviseEnd::Unreadable`],
+    /// [`AdviseEnd::Covered`]).
     pub once: bool,
     /// End after advising on this many boards.
     pub max_boards: Option<u64>,
@@ -54,8 +55,12 @@ pub enum AdviseEnd {
     WindowGone,
     /// A replayed source ran out of frames.
     EndOfReplay,
-    /// With `once`: the board could not be read (the message says why).
+    /// With `once`: no board was found (or the window is minimised; the message says why).
+    NoBoard(String),
+    /// With `once`: a board was found but some cells could not be read (the message says which).
     Unreadable(String),
+    /// With `once`: something covers the board (the message says what).
+    Covered(String),
     /// No solver could be built for the board's shape, or it failed (the message says why).
     Solver(String),
 }
@@ -66,8 +71,8 @@ enum Look {
     Board(AnyBoard),
     /// Settle again at once (the board did not hold still).
     Again,
-    /// Nothing usable this time: why (which ends a `once` run), and how long to wait, ms.
-    Skip(String, u64),
+    /// Nothing usable this time: the end of a `once` run it makes, and how long to wait, ms.
+    Skip(AdviseEnd, u64),
     /// The loop ends.
     End(AdviseEnd),
 }
@@ -101,7 +106,7 @@ pub fn advise(
             Look::Board(b) => b,
             Look::End(end) => return Ok(end),
             Look::Again => continue,
-            Look::Skip(e, _) if cfg.once => return Ok(AdviseEnd::Unreadable(e)),
+            Look::Skip(end, _) if cfg.once => return Ok(end),
             Look::Skip(_, ms) => {
                 std::thread::sleep(Duration::from_millis(ms));
                 continue;
@@ -137,32 +142,45 @@ fn look(
         Err(CaptureError::WindowGone) => return Ok(Look::End(AdviseEnd::WindowGone)),
         Err(CaptureError::EndOfReplay) => return Ok(Look::End(AdviseEnd::EndOfReplay)),
         Err(e @ CaptureError::Minimized) => {
-            return Ok(Look::Skip(e.to_string(), cfg.poll_ms.max(100)))
+            return Ok(Look::Skip(
+                AdviseEnd::NoBoard(e.to_string()),
+                cfg.poll_ms.max(100),
+            ))
         }
         Err(e) => return Err(e),
     };
     if s.timed_out {
         return Ok(Look::Again);
     }
-    let skip = |why: String| Look::Skip(why, cfg.poll_ms.max(50));
-    let (r, g) = match read_frame(reader, &s.frame) {
+    let skip = |end: AdviseEnd| Look::Skip(end, cfg.poll_ms.max(50));
+    let read = reader
+        .read(&s.frame.image)
+        .map_err(|e| match e {
+            ReadError::NoBoard(_) => AdviseEnd::NoBoard(e.to_string()),
+            ReadError::Unreadable { .. } => AdviseEnd::Unreadable(e.to_string()),
+        })
+        .and_then(|r| {
+            let g = read_grid(&r).map_err(|e| AdviseEnd::NoBoard(e.to_string()))?;
+            Ok((r, g))
+        });
+    let (r, g) = match read {
         Ok(x) => x,
-        Err(e) => {
+        Err(end) => {
             reader.forget_grid();
             opts.region = None;
-            return Ok(skip(e));
+            return Ok(skip(end));
         }
     };
     opts.region = Some(grid_rect(&r));
     if let Err(e) = capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black) {
-        return Ok(skip(e.to_string()));
+        return Ok(skip(AdviseEnd::Covered(e.to_string())));
     }
     Ok(g.board().map_or_else(
         || {
-            skip(format!(
+            skip(AdviseEnd::Unreadable(format!(
                 "the board could not be read completely (cells {:?})",
                 r.unreadable_cells()
-            ))
+            )))
         },
         Look::Board,
     ))

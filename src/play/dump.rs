@@ -41,18 +41,40 @@ pub(super) struct Desync<'a> {
     pub moves: u64,
 }
 
+/// Where desync dumps go when the run is not recorded and no dump folder was given:
+/// `$XDG_STATE_HOME/bot2048/dumps`, else `~/.local/state/bot2048/dumps`, else
+/// `bot2048-dumps` in the system's temporary folder (never the current directory).
+pub fn dump_root() -> PathBuf {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    dump_root_in(env("XDG_STATE_HOME"), env("HOME"))
+}
+
+/// [`dump_root`] for the given `$XDG_STATE_HOME` and `$HOME`.
+fn dump_root_in(state: Option<PathBuf>, home: Option<PathBuf>) -> PathBuf {
+    match (state, home) {
+        (Some(s), _) if s.is_absolute() => s.join("bot2048").join("dumps"),
+        (_, Some(h)) => h.join(".local").join("state").join("bot2048").join("dumps"),
+        _ => std::env::temp_dir().join("bot2048-dumps"),
+    }
+}
+
 /// The folder of a dump: `recording/desync` when recording, else `dump_dir`, else a new
-/// `bot2048-desync-<unix seconds>` in the current directory.
+/// `desync-<unix seconds>-<pid>` under [`dump_root`].
 pub(super) fn folder(recording: Option<&Path>, dump_dir: Option<&Path>) -> PathBuf {
     match (recording, dump_dir) {
         (Some(r), _) => r.join("desync"),
         (None, Some(d)) => d.to_path_buf(),
-        (None, None) => PathBuf::from(format!(
-            "bot2048-desync-{}",
+        (None, None) => dump_root().join(format!(
+            "desync-{}-{}",
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
-                .unwrap_or(0)
+                .unwrap_or(0),
+            std::process::id()
         )),
     }
 }
@@ -84,6 +106,25 @@ pub(super) fn write(dir: &Path, frames: &RecentFrames, d: &Desync<'_>) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dumps_go_to_the_recording_the_given_folder_or_the_state_directory() {
+        let r = Path::new("/tmp/rec");
+        assert_eq!(folder(Some(r), Some(Path::new("d"))), r.join("desync"));
+        assert_eq!(folder(None, Some(Path::new("d"))), PathBuf::from("d"));
+        let unasked = folder(None, None);
+        assert!(unasked.is_absolute(), "{}", unasked.display());
+        assert!(unasked.starts_with(dump_root()), "{}", unasked.display());
+        let xdg = dump_root_in(Some("/s".into()), Some("/h".into()));
+        assert_eq!(xdg, PathBuf::from("/s/bot2048/dumps"));
+        // a relative XDG_STATE_HOME is invalid by the spec: ignored
+        let home = dump_root_in(Some("rel".into()), Some("/h".into()));
+        assert_eq!(home, PathBuf::from("/h/.local/state/bot2048/dumps"));
+        assert_eq!(
+            dump_root_in(None, None),
+            std::env::temp_dir().join("bot2048-dumps")
+        );
+    }
 
     #[test]
     fn a_dump_of_a_3x5_board_keeps_its_shape_and_the_latest_frames() {

@@ -41,9 +41,11 @@ pub mod step;
 mod stop;
 mod summary;
 mod turn;
+pub mod verify;
 mod win;
 
 pub use cover::{Cover, GameUi};
+pub use dump::dump_root;
 pub use mirror::ReadGrid;
 pub use step::CONFIRM_QUIET_MS;
 pub use stop::StopReason;
@@ -85,8 +87,12 @@ pub struct PlayConfig {
     pub progress: bool,
     /// Where to write frames and the log (`--record`).
     pub record: Option<PathBuf>,
-    /// Where to write a dump on a desync when not recording (default: a new folder in the
-    /// current directory).
+    /// Replace a recording already in `record` (`--force`); otherwise such a directory is refused.
+    pub record_force: bool,
+    /// Stop saving frames once the saved ones hold this many bytes (`--record-max-mb`).
+    pub record_max_bytes: Option<u64>,
+    /// Where to write a dump on a desync when not recording (default: a new folder under the
+    /// state directory, see [`dump_root`]).
     pub dump_dir: Option<PathBuf>,
     /// Set by Ctrl-C: stop before the next key.
     pub stop: Arc<AtomicBool>,
@@ -108,6 +114,8 @@ impl Default for PlayConfig {
             key_retries: 3,
             progress: false,
             record: None,
+            record_force: false,
+            record_max_bytes: None,
             dump_dir: None,
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::default(),
@@ -179,10 +187,10 @@ pub fn play<T: FrameSource + KeySink + GameUi>(
     cfg: &PlayConfig,
 ) -> Summary {
     let rec = match &cfg.record {
-        Some(dir) => match Recorder::create(dir) {
+        Some(dir) => match Recorder::create(dir, cfg.record_force, cfg.record_max_bytes) {
             Ok(r) => Some(r),
             Err(e) => {
-                let why = format!("cannot create the recording in {}: {e}", dir.display());
+                let why = format!("cannot create the recording: {e}");
                 return run::Run::new(cfg, None).finish(Stop::new(StopReason::Error, why));
             }
         },

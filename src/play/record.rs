@@ -2,14 +2,162 @@
 //! so that PNG encoding (20–50 ms a frame) does not slow the game down.
 //!
 //! Layout: `DIR/frames/NNNNNN.png` (6-digit sequence, one per settled frame the loop read, in
-//! order: the start, then one per key whose effect was read), `DIR/log.jsonl` (one [`LogLine`]
-//! per such frame), `DIR/summary.json` at the end. A `--record` directory replays with
-//! [`crate::capture::ReplaySource::from_dir`].
+//! order: the start, then one per key whose effect was read), `DIR/log.jsonl`, `DIR/summary.json`
+//! at the end, and `DIR/desync/` after a desync. A `--record` directory replays with
+//! [`crate::capture::ReplaySource::from_dir`] and is checked by `bot2048 replay`.
+//!
+//! `log.jsonl` holds two kinds of line, told apart by the key `seq`:
+//! - a frame line ([`LogLine`], has `seq`): the board read on frame `seq`, the move chosen on it;
+//!   `event` is `start` or `spawned`;
+//! - an event line ([`LogEvent`], no `seq`): what happened besides moves, `event` naming it
+//!   (`reread`, `retry`, `win_passed`, `frames_capped`, `stop`) and `moves` the moves made
+//!   before it.
+//!
+//! A directory that already holds a recording is refused ([`check_dir`]) unless forced; forced,
+//! the old recording's files are removed first, so no stale frame is left beside the new ones.
+//! With a cap on the frames' bytes ([`Recorder::create`]'s `max_bytes`), frames past it are not
+//! saved (their lines still are), and a `frames_capped` event says from which frame.
+use super::stop::StopReason;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
+
+/// The files and folders of a recording (besides `frames/`), removed by a forced re-recording.
+const RECORDING_FILES: [&str; 3] = ["log.jsonl", "summary.json", "desync"];
+
+/// Why a recording directory cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The directory already holds a recording and `force` was not given.
+    #[error("{} already holds a recording ({found}); pass --force to replace it, or choose another directory", dir.display())]
+    Exists {
+        /// The directory.
+        dir: PathBuf,
+        /// What was found there (`log.jsonl`, `frames/`, ...).
+        found: String,
+    },
+    /// The path exists and is not a directory.
+    #[error("{} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// Creating or clearing the directory failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Checks that `dir` can take a new recording: absent, empty of recording files, or `force`.
+///
+/// # Errors
+/// [`RecordError::Exists`] when `dir` holds `log.jsonl`, `summary.json`, `desync/` or a
+/// non-empty `frames/` and `force` is false; [`RecordError::NotADirectory`] for a file.
+pub fn check_dir(dir: &Path, force: bool) -> Result<(), RecordError> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    if !dir.is_dir() {
+        return Err(RecordError::NotADirectory(dir.to_path_buf()));
+    }
+    let mut found: Vec<String> = RECORDING_FILES
+        .iter()
+        .filter(|f| dir.join(f).exists())
+        .map(|f| f.to_string())
+        .collect();
+    let frames = dir.join("frames");
+    let frame_count = std::fs::read_dir(&frames).map_or(0, |d| d.count());
+    if frame_count > 0 {
+        found.push(format!("frames/ with {frame_count} files"));
+    }
+    if found.is_empty() || force {
+        return Ok(());
+    }
+    Err(RecordError::Exists {
+        dir: dir.to_path_buf(),
+        found: found.join(", "),
+    })
+}
+
+/// Removes an old recording's files from `dir` (the PNGs of `frames/`, `log.jsonl`,
+/// `summary.json`, `desync/`); other files are left alone.
+fn clear(dir: &Path) -> Result<(), RecordError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RecordError::Io { path, source }
+    };
+    for f in RECORDING_FILES {
+        let p = dir.join(f);
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).map_err(io(&p))?;
+        } else if p.exists() {
+            std::fs::remove_file(&p).map_err(io(&p))?;
+        }
+    }
+    let frames = dir.join("frames");
+    if let Ok(entries) = std::fs::read_dir(&frames) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "png") {
+                std::fs::remove_file(&p).map_err(io(&p))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An event line of `log.jsonl`: what happened besides a move (see the module doc).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum LogEvent {
+    /// A frame after a key was read again instead of being used.
+    Reread {
+        /// Moves made before (the move being verified is `moves + 1`).
+        moves: u64,
+        /// What the frame showed: `unreadable`, `disagrees`, `unchanged`, `timed_out`,
+        /// `dialog_closed`.
+        why: String,
+    },
+    /// The key had no visible effect and was pressed again.
+    Retry {
+        /// Moves made before.
+        moves: u64,
+        /// The key (`up`, `down`, `left`, `right`).
+        key: String,
+        /// Which press this is (2 = the first retry).
+        press: u32,
+    },
+    /// The game's win screen was passed (`--on-win continue`).
+    WinPassed {
+        /// Moves made before.
+        moves: u64,
+        /// Sequence number of the last frame line written before it (the frame the 2048 was
+        /// first seen on, or, when the win dialog opened during the move, the frame before it).
+        after_seq: Option<u64>,
+    },
+    /// The frames' bytes reached the cap: from frame `from_seq` on, frames are not saved.
+    FramesCapped {
+        /// The first frame not saved.
+        from_seq: u64,
+        /// Bytes of the frames saved.
+        bytes: u64,
+        /// The cap, bytes.
+        max_bytes: u64,
+    },
+    /// The run stopped.
+    Stop {
+        /// Moves made.
+        moves: u64,
+        /// The reason (as in `summary.json`'s `stop_reason`).
+        reason: StopReason,
+        /// The reason in words.
+        message: String,
+    },
+}
 
 /// One line of `log.jsonl`.
 #[derive(Clone, Debug, Serialize)]
@@ -18,7 +166,8 @@ pub struct LogLine {
     pub seq: u64,
     /// Moves made before this frame was read.
     pub moves: u64,
-    /// What happened: "start", "spawned", "unchanged", "desync", "reread".
+    /// What happened: "start" (the start frame) or "spawned" (a move verified); the other events
+    /// are event lines ([`LogEvent`]).
     pub event: String,
     /// Board read from the frame, rows of values (`read[r][c]`, the board's own shape),
     /// `null` = unreadable.
@@ -75,9 +224,12 @@ impl LogLine {
 }
 
 enum Job {
-    Frame(PathBuf, image::RgbaImage),
+    Frame(u64, PathBuf, image::RgbaImage),
     Line(String),
 }
+
+/// No frame was left out (the value of `Recorder::capped_from` until the cap is reached).
+const NOT_CAPPED: u64 = u64::MAX;
 
 /// Writes a recording in the background.
 pub struct Recorder {
@@ -85,6 +237,10 @@ pub struct Recorder {
     tx: Option<mpsc::Sender<Job>>,
     worker: Option<JoinHandle<Result<(), String>>>,
     seq: u64,
+    /// The first frame not saved because of the cap, or [`NOT_CAPPED`].
+    capped_from: Arc<AtomicU64>,
+    /// The background writer's result, once joined.
+    write_result: Option<Result<(), String>>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -97,22 +253,65 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// Creates `dir/frames` and `dir/log.jsonl` (appending to neither: an existing log is replaced).
+    /// Creates `dir/frames` and `dir/log.jsonl`, after [`check_dir`]`(dir, force)`; with `force`,
+    /// an old recording's files are removed first. Frames stop being saved once the saved
+    /// frames hold `max_bytes` bytes (`None`: no cap).
     ///
     /// # Errors
-    /// The I/O error of creating them.
-    pub fn create(dir: &Path) -> std::io::Result<Recorder> {
-        std::fs::create_dir_all(dir.join("frames"))?;
-        let mut log = std::fs::File::create(dir.join("log.jsonl"))?;
+    /// As [`check_dir`], and the I/O error of clearing or creating the files.
+    pub fn create(
+        dir: &Path,
+        force: bool,
+        max_bytes: Option<u64>,
+    ) -> Result<Recorder, RecordError> {
+        check_dir(dir, force)?;
+        if dir.exists() {
+            clear(dir)?;
+        }
+        let frames = dir.join("frames");
+        std::fs::create_dir_all(&frames).map_err(|source| RecordError::Io {
+            path: frames.clone(),
+            source,
+        })?;
+        let log_path = dir.join("log.jsonl");
+        let mut log = std::fs::File::create(&log_path).map_err(|source| RecordError::Io {
+            path: log_path,
+            source,
+        })?;
+        let capped_from = Arc::new(AtomicU64::new(NOT_CAPPED));
+        let capped = capped_from.clone();
         let (tx, rx) = mpsc::channel::<Job>();
         let worker = std::thread::spawn(move || -> Result<(), String> {
             let mut first_err = None;
+            let mut bytes = 0u64;
+            let line = |log: &mut std::fs::File, s: &str| {
+                writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}"))
+            };
             for job in rx {
                 let r = match job {
-                    Job::Frame(path, img) => img
-                        .save(&path)
-                        .map_err(|e| format!("{}: {e}", path.display())),
-                    Job::Line(s) => writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}")),
+                    Job::Frame(seq, path, img) => {
+                        let over = max_bytes.filter(|&m| bytes >= m);
+                        match over {
+                            Some(max) if capped.load(Ordering::SeqCst) == NOT_CAPPED => {
+                                capped.store(seq, Ordering::SeqCst);
+                                let ev = LogEvent::FramesCapped {
+                                    from_seq: seq,
+                                    bytes,
+                                    max_bytes: max,
+                                };
+                                let s = serde_json::to_string(&ev).unwrap_or_default();
+                                line(&mut log, &s)
+                            }
+                            Some(_) => Ok(()),
+                            None => img
+                                .save(&path)
+                                .map_err(|e| format!("{}: {e}", path.display()))
+                                .map(|()| {
+                                    bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+                                }),
+                        }
+                    }
+                    Job::Line(s) => line(&mut log, &s),
                 };
                 if let Err(e) = r {
                     first_err.get_or_insert(e);
@@ -126,7 +325,34 @@ impl Recorder {
             tx: Some(tx),
             worker: Some(worker),
             seq: 0,
+            capped_from,
+            write_result: None,
         })
+    }
+
+    /// Queues an event line.
+    pub fn event(&mut self, event: &LogEvent) {
+        if let (Some(tx), Ok(s)) = (&self.tx, serde_json::to_string(event)) {
+            let _ = tx.send(Job::Line(s));
+        }
+    }
+
+    /// The sequence number of the last frame queued, if any.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.seq.checked_sub(1)
+    }
+
+    /// Waits for every queued write; returns the first frame left out by the cap, if any.
+    /// Nothing can be queued afterwards.
+    pub fn close(&mut self) -> Option<u64> {
+        self.tx = None;
+        if let Some(w) = self.worker.take() {
+            self.write_result = Some(
+                w.join()
+                    .unwrap_or_else(|_| Err("the recording thread panicked".to_string())),
+            );
+        }
+        Some(self.capped_from.load(Ordering::SeqCst)).filter(|&s| s != NOT_CAPPED)
     }
 
     /// The recording directory.
@@ -141,7 +367,7 @@ impl Recorder {
         line.seq = seq;
         if let Some(tx) = &self.tx {
             let path = self.dir.join("frames").join(format!("{seq:06}.png"));
-            let _ = tx.send(Job::Frame(path, image.clone()));
+            let _ = tx.send(Job::Frame(seq, path, image.clone()));
             if let Ok(s) = serde_json::to_string(&line) {
                 let _ = tx.send(Job::Line(s));
             }
@@ -149,16 +375,13 @@ impl Recorder {
         seq
     }
 
-    /// Waits for every queued write, then writes `summary.json`.
+    /// Waits for every queued write ([`Recorder::close`]), then writes `summary.json`.
     ///
     /// # Errors
     /// The first write error, as text.
     pub fn finish<S: Serialize>(&mut self, summary: &S) -> Result<(), String> {
-        self.tx = None;
-        if let Some(w) = self.worker.take() {
-            w.join()
-                .map_err(|_| "the recording thread panicked".to_string())??;
-        }
+        self.close();
+        self.write_result.take().unwrap_or(Ok(()))?;
         let text = serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?;
         std::fs::write(self.dir.join("summary.json"), text).map_err(|e| e.to_string())
     }

@@ -3,7 +3,7 @@
 use super::cover::{settle_frame, GameUi};
 use super::dump::RecentFrames;
 use super::mirror::ReadGrid;
-use super::record::{LogLine, Recorder};
+use super::record::{LogEvent, LogLine, Recorder};
 use super::start::{self, Start};
 use super::stop::{cover_stop, Stop, StopReason};
 use super::summary::{Summary, Tally};
@@ -54,6 +54,15 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Logs that the win screen was passed (when recording).
+    pub fn log_win_passed(&mut self) {
+        let moves = self.tally.moves;
+        if let Some(r) = &mut self.rec {
+            let after_seq = r.last_seq();
+            r.event(&LogEvent::WinPassed { moves, after_seq });
+        }
+    }
+
     fn progress(&self) {
         if self.cfg.progress {
             eprint!("{}", self.tally.progress_line(self.board.as_ref()));
@@ -67,12 +76,22 @@ impl<'a> Run<'a> {
             eprintln!();
         }
         let mut rec = self.rec.take();
-        let s = self.tally.summary(
+        let mut capped = None;
+        if let Some(r) = &mut rec {
+            r.event(&LogEvent::Stop {
+                moves: self.tally.moves,
+                reason: stop.reason.clone(),
+                message: stop.message.clone(),
+            });
+            capped = r.close();
+        }
+        let mut s = self.tally.summary(
             self.board.as_ref(),
             self.last_read.as_ref(),
             stop,
             self.dump,
         );
+        s.frames_capped_from = capped;
         if let Some(r) = &mut rec {
             if let Err(e) = r.finish(&s) {
                 eprintln!("bot2048: warning: the recording is incomplete: {e}");
@@ -101,6 +120,9 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
     let (mut here, mut line) = begin(run, &start, &opts);
     let mut board = start.board;
     run.board = Some(board);
+    if let Some(stop) = goal_out_of_reach(run.cfg.goal, &board) {
+        return Err(stop_here(run, &here, line, stop));
+    }
     let mut solver = solver_for(board.shape()).map_err(|e| {
         let why = format!("no solver for the {} board: {e}", board.shape());
         stop_here(run, &here, line.clone(), Stop::new(StopReason::Error, why))
@@ -163,6 +185,19 @@ fn stop_here(run: &mut Run<'_>, here: &Reference, line: LogLine, stop: Stop) -> 
     stop
 }
 
+/// The stop before any key when `--goal` cannot be made on `board`'s shape (a power of two above
+/// its largest tile).
+fn goal_out_of_reach(goal: Option<u64>, board: &AnyBoard) -> Option<Stop> {
+    let g = goal?;
+    let shape = board.shape();
+    crate::engine::goal_exponent(shape, g).err().map(|e| {
+        Stop::new(
+            StopReason::Error,
+            format!("--goal {g} cannot be reached on the {shape} board: {e}"),
+        )
+    })
+}
+
 /// The stop before the next key, if any: Ctrl-C, the goal tile, `--max-moves`.
 fn before_move(run: &Run<'_>, board: &AnyBoard) -> Option<Stop> {
     let cfg = run.cfg;
@@ -172,13 +207,17 @@ fn before_move(run: &Run<'_>, board: &AnyBoard) -> Option<Stop> {
     if let Some(g) = cfg.goal.filter(|&g| board.max_value() >= g) {
         return Some(Stop::new(
             StopReason::Goal,
-            format!("the goal tile {g} is on the board"),
+            format!("reached the goal: the tile {g} is on the board (--goal)"),
         ));
     }
     if cfg.max_moves.is_some_and(|n| run.tally.moves >= n) {
         return Some(Stop::new(
             StopReason::MaxMoves,
-            format!("{} moves made (--max-moves)", run.tally.moves),
+            format!(
+                "reached --max-moves {} ({} moves made)",
+                cfg.max_moves.unwrap_or(0),
+                run.tally.moves
+            ),
         ));
     }
     None
@@ -197,7 +236,7 @@ fn decide(
 ) -> Result<Planned, Stop> {
     let d: Decision = solver
         .decide(&board, &run.cfg.budget)
-        .map_err(|e| Stop::new(StopReason::Error, e.to_string()))?;
+        .map_err(|e| Stop::new(StopReason::Error, format!("the solver failed: {e}")))?;
     if d.stopped {
         return Err(Stop::interrupted());
     }
@@ -266,6 +305,7 @@ fn pass_win<T: FrameSource + KeySink + GameUi>(
 ) -> Result<(), Stop> {
     win::pass_win(game, reader, &run.cfg.settle, &run.cfg.stop, board, grid)?;
     run.tally.wins += 1;
+    run.log_win_passed();
     Ok(())
 }
 

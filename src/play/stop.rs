@@ -80,7 +80,7 @@ impl Stop {
 
     /// The stop for Ctrl-C.
     pub fn interrupted() -> Stop {
-        Stop::new(StopReason::Interrupted, "interrupted (Ctrl-C)")
+        Stop::new(StopReason::Interrupted, "interrupted (Ctrl-C or SIGTERM)")
     }
 }
 

@@ -47,6 +47,9 @@ pub struct Summary {
     pub wins_continued: u32,
     /// Where a desync dump was written, if any.
     pub dump: Option<String>,
+    /// With `--record-max-mb`: the first frame not saved because the cap was reached (`null`:
+    /// every frame was saved, or no recording).
+    pub frames_capped_from: Option<u64>,
     /// The board's shape (`"4x4"`, `"5x5"`, `"3x5"` = rows x columns); `null` when no board was
     /// read.
     pub shape: Option<Shape>,
@@ -146,6 +149,7 @@ impl Tally {
             final_read_matches,
             wins_continued: self.wins,
             dump,
+            frames_capped_from: None,
             shape: board.map(|b| b.shape()),
         }
     }

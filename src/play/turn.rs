@@ -21,7 +21,7 @@ use crate::vision::{BoardStatus, Reader};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::record::LogLine;
+use super::record::{LogEvent, LogLine};
 
 /// Pause before re-reading a frame that disagreed with the mirror, ms.
 const DISAGREE_PAUSE_MS: u64 = 30;
@@ -118,6 +118,7 @@ fn drive<T: FrameSource + KeySink + GameUi>(
             State::AwaitChange | State::Reread => {
                 let event = wait_and_read(game, reader, run, t, win, step, &mut seen)?;
                 let next = step.on(event);
+                log_event(run, t.plan, event, next, step);
                 if matches!(event, Event::Disagrees { .. }) && next == State::Reread {
                     std::thread::sleep(Duration::from_millis(DISAGREE_PAUSE_MS));
                 }
@@ -126,6 +127,33 @@ fn drive<T: FrameSource + KeySink + GameUi>(
             State::Ended(end) => return Err(end_stop(game, run, t.plan, end, &seen, step)),
         }
     }
+}
+
+/// Logs a re-read or a retry (when recording): what `event` led the machine to `next`.
+fn log_event(run: &mut Run<'_>, plan: &Planned, event: Event, next: State, step: &MoveStep) {
+    let Some(rec) = &mut run.rec else { return };
+    let moves = run.tally.moves;
+    let e = match next {
+        State::Reread => LogEvent::Reread {
+            moves,
+            why: match event {
+                Event::Unreadable { .. } => "unreadable",
+                Event::Disagrees { .. } => "disagrees",
+                Event::Unchanged { .. } => "unchanged",
+                Event::TimedOut => "timed_out",
+                Event::DialogClosed => "dialog_closed",
+                _ => "other",
+            }
+            .to_string(),
+        },
+        State::Press => LogEvent::Retry {
+            moves,
+            key: plan.key.to_string(),
+            press: step.presses() + 1,
+        },
+        _ => return,
+    };
+    rec.event(&e);
 }
 
 /// Presses the key (Ctrl-C first); at the first press, logs the reference frame's line.
@@ -268,6 +296,7 @@ fn win_dialog<T: FrameSource + KeySink + GameUi>(
         WinDialog::Close => {
             win::close_dialog(game, &title)?;
             run.tally.wins += 1;
+            run.log_win_passed();
             win.passed = true;
             Ok(Event::DialogClosed)
         }
