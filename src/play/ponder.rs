@@ -1,0 +1,151 @@
+//! Thinking during the animation: after the key, the solver searches the chance node of the
+//! afterstate ([`Solver::ponder`]) on a scoped thread while the loop's own thread waits for the
+//! settled frame and reads it; when the frame is read, the ponder is told to stop and joined, and
+//! the decision on the real board (the afterstate plus the tile read) finds its subtree searched.
+//!
+//! The solver is never used from two threads at once: the ponder thread holds `&mut` to it for
+//! the whole wait, and the waiting thread only captures and reads frames.
+//!
+//! How long to ponder ([`Ponder`]): the game's animation time, measured as the bot plays (the
+//! running median of key → settled frame over the last [`ANIMATION_WINDOW`] moves,
+//! [`AnimationClock`]), or a fixed time (`--animation-ms`). The stop flag ends the ponder as soon
+//! as the frame is read, so the time is only a cap for a frame that comes late.
+use crate::engine::AnyBoard;
+use crate::sim::stats;
+use crate::solver::{Budget, PonderReport, Solver};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Moves over which the animation time is a running median.
+pub const ANIMATION_WINDOW: usize = 31;
+
+/// The ponder time of the first move, before any animation was measured, ms (about 2048-qt's
+/// animation, the shortest of the three real games: 140 ms).
+pub const DEFAULT_ANIMATION_MS: u64 = 140;
+
+/// How the play loop ponders during the game's animation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ponder {
+    /// Not at all: the solver works only once the frame is read (the loop before pondering).
+    Off,
+    /// For at most the game's animation time as measured by [`AnimationClock`]
+    /// ([`DEFAULT_ANIMATION_MS`] before the first move is measured).
+    Measured,
+    /// For at most this many ms a move.
+    Fixed(u64),
+}
+
+impl Ponder {
+    /// The setting of `--animation-ms`: `None` = measured, `Some(0)` = off, `Some(ms)` = fixed.
+    pub fn from_ms(ms: Option<u64>) -> Ponder {
+        match ms {
+            None => Ponder::Measured,
+            Some(0) => Ponder::Off,
+            Some(ms) => Ponder::Fixed(ms),
+        }
+    }
+}
+
+/// The running median of the game's animation time (key → settled frame, ms) over the last
+/// [`ANIMATION_WINDOW`] moves.
+#[derive(Clone, Debug, Default)]
+pub struct AnimationClock {
+    recent: VecDeque<f64>,
+}
+
+impl AnimationClock {
+    /// Adds one move's key → settled time, ms.
+    pub fn push(&mut self, ms: f64) {
+        if self.recent.len() == ANIMATION_WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(ms);
+    }
+
+    /// The median of the last [`ANIMATION_WINDOW`] moves, ms; `None` before the first.
+    pub fn median_ms(&self) -> Option<f64> {
+        if self.recent.is_empty() {
+            return None;
+        }
+        let mut v: Vec<f64> = self.recent.iter().copied().collect();
+        Some(stats::median(&mut v))
+    }
+
+    /// The game's time from key to new tile, ms: the median, or [`DEFAULT_ANIMATION_MS`]
+    /// before the first move.
+    pub fn spawn_wait_ms(&self) -> f64 {
+        self.median_ms().unwrap_or(DEFAULT_ANIMATION_MS as f64)
+    }
+
+    /// How long to ponder under `ponder`, ms; `None` = not at all.
+    pub fn ponder_ms(&self, ponder: Ponder) -> Option<f64> {
+        match ponder {
+            Ponder::Off => None,
+            Ponder::Fixed(ms) => Some(ms as f64),
+            Ponder::Measured => Some(self.spawn_wait_ms()),
+        }
+    }
+}
+
+/// Runs `wait` on this thread while `solver` ponders `after` on another for at most `ms`
+/// milliseconds (`None`: `wait` alone); when `wait` returns, stops the ponder and joins it.
+/// Returns what `wait` returned and the ponder's report (`None` when there was no ponder, or it
+/// failed or panicked: the decision then searches from scratch, as without pondering).
+pub fn during<R>(
+    solver: &mut dyn Solver,
+    after: &AnyBoard,
+    ms: Option<f64>,
+    wait: impl FnOnce() -> R,
+) -> (R, Option<PonderReport>) {
+    let Some(ms) = ms else {
+        return (wait(), None);
+    };
+    let flag = Arc::new(AtomicBool::new(false));
+    let budget = Budget {
+        time: Some(Duration::from_secs_f64(ms.max(0.0) / 1000.0)),
+        work: None,
+        stop: Some(flag.clone()),
+    };
+    std::thread::scope(|s| {
+        let pondering = s.spawn(|| solver.ponder(after, &budget));
+        let r = wait();
+        flag.store(true, Ordering::SeqCst);
+        let report = pondering.join().ok().and_then(Result::ok);
+        (r, report)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_animation_time_is_the_median_of_the_last_moves() {
+        let mut c = AnimationClock::default();
+        assert_eq!(c.median_ms(), None);
+        assert_eq!(
+            c.ponder_ms(Ponder::Measured),
+            Some(DEFAULT_ANIMATION_MS as f64)
+        );
+        for ms in [300.0, 100.0, 200.0] {
+            c.push(ms);
+        }
+        assert_eq!(c.median_ms(), Some(200.0));
+        // 31 moves of 150 ms push the three above out of the window
+        for _ in 0..ANIMATION_WINDOW {
+            c.push(150.0);
+        }
+        assert_eq!(c.median_ms(), Some(150.0));
+        assert_eq!(c.ponder_ms(Ponder::Fixed(90)), Some(90.0));
+        assert_eq!(c.ponder_ms(Ponder::Off), None);
+    }
+
+    #[test]
+    fn animation_ms_zero_is_off() {
+        assert_eq!(Ponder::from_ms(None), Ponder::Measured);
+        assert_eq!(Ponder::from_ms(Some(0)), Ponder::Off);
+        assert_eq!(Ponder::from_ms(Some(150)), Ponder::Fixed(150));
+    }
+}
