@@ -124,6 +124,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
             here: &here,
             plan: &plan,
             opts: &opts,
+            spawn_wait_ms: clock.spawn_wait_ms(),
         };
         let ponder_ms = clock.ponder_ms(run.cfg.ponder);
         let (acc, report) = ponder::during(solver.as_mut(), &plan.after, ponder_ms, || {
