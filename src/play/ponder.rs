@@ -3,6 +3,10 @@
 //! settled frame and reads it; when the frame is read, the ponder is told to stop and joined, and
 //! the decision on the real board (the afterstate plus the tile read) finds its subtree searched.
 //!
+//! The ponder thread runs at a lower priority ([`PONDER_NICE`]) and the solver ponders on it
+//! alone (expectimax uses no other thread for it), leaving the other core to the game's
+//! animation and the loop's captures.
+//!
 //! The solver is never used from two threads at once: the ponder thread holds `&mut` to it for
 //! the whole wait, and the waiting thread only captures and reads frames.
 //!
@@ -89,6 +93,20 @@ impl AnimationClock {
     }
 }
 
+/// The nice value (Linux, per thread) of the ponder thread: below the game's rendering (software
+/// GL under Xvfb) and the loop's own captures, which decide how soon the frame comes.
+pub const PONDER_NICE: i32 = 10;
+
+/// Lowers the calling thread's priority to [`PONDER_NICE`] (best effort: a failure leaves it).
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain syscalls on the calling thread's own id; no memory is passed.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, PONDER_NICE);
+    }
+}
+
 /// Runs `wait` on this thread while `solver` ponders `after` on another for at most `ms`
 /// milliseconds (`None`: `wait` alone); when `wait` returns, stops the ponder and joins it.
 /// Returns what `wait` returned and the ponder's report (`None` when there was no ponder, or it
@@ -109,7 +127,10 @@ pub fn during<R>(
         stop: Some(flag.clone()),
     };
     std::thread::scope(|s| {
-        let pondering = s.spawn(|| solver.ponder(after, &budget));
+        let pondering = s.spawn(|| {
+            lower_this_threads_priority();
+            solver.ponder(after, &budget)
+        });
         let r = wait();
         flag.store(true, Ordering::SeqCst);
         let report = pondering.join().ok().and_then(Result::ok);

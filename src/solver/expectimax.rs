@@ -401,13 +401,14 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
     }
 
     /// Searches every legal root move to `limit`; `None` if the deadline or the stop flag
-    /// stopped the search.
+    /// stopped the search. The roots go to rayon's threads when `parallel`.
     fn search(
         &self,
         roots: &[(usize, P)],
         limit: u32,
         deadline: Option<Instant>,
         external: Option<&AtomicBool>,
+        parallel: bool,
     ) -> Option<([Option<f64>; 4], u64)> {
         if external.is_some_and(|s| s.load(Ordering::Relaxed)) {
             return None;
@@ -430,7 +431,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
             let v = s.chance_node(after, 1.0, 0);
             (i, v, s.nodes)
         };
-        let results: Vec<(usize, f32, u64)> = if self.options.root_parallel {
+        let results: Vec<(usize, f32, u64)> = if parallel {
             roots.par_iter().map(run).collect()
         } else {
             roots.iter().map(run).collect()
@@ -456,6 +457,11 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
     ///
     /// `budget.time` and `budget.stop` end it; `budget.work` caps the depth (default
     /// [`MAX_DEPTH`]); a budget with none of the three is [`DEFAULT_TIME_MS`].
+    ///
+    /// It runs on the caller's thread alone, never on rayon's: it runs while a real game
+    /// animates, and on a small machine the game's own rendering and the capture of its frames
+    /// need the other cores (pondering on both of 2 cores slowed 2048-qt from 4.7 to 3.3 moves a
+    /// second, the frames coming 110 ms later).
     pub fn ponder_on(&mut self, after: P, budget: &Budget) -> PonderReport {
         let start = Instant::now();
         let time = match (budget.time, &budget.stop, budget.work) {
@@ -482,7 +488,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
                 let roots = legal_roots(spawned);
                 if !roots.is_empty() {
                     let Some((values, n)) =
-                        self.search(roots.as_slice(), depth, deadline, external)
+                        self.search(roots.as_slice(), depth, deadline, external, false)
                     else {
                         break 'deepen;
                     };
@@ -543,7 +549,8 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         if todo.is_empty() {
             return Some((values, 0));
         }
-        let (searched, nodes) = self.search(&todo, limit, deadline, external)?;
+        let parallel = self.options.root_parallel;
+        let (searched, nodes) = self.search(&todo, limit, deadline, external, parallel)?;
         for &(i, _) in &todo {
             values[i] = searched[i];
         }
@@ -570,7 +577,9 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
             ),
         };
         // Depth 0 (a static evaluation of each move) always completes: the fallback.
-        let (mut values, mut nodes) = self.search(roots, 0, None, None).expect("no deadline");
+        let (mut values, mut nodes) = self
+            .search(roots, 0, None, None, false)
+            .expect("no deadline");
         let mut depth = 0;
         let mut stopped = false;
         let Some(time) = time else {
