@@ -95,7 +95,7 @@ impl AnimationClock {
 
 /// The nice value (Linux, per thread) of the ponder thread: below the game's rendering (software
 /// GL under Xvfb) and the loop's own captures, which decide how soon the frame comes.
-pub const PONDER_NICE: i32 = 10;
+pub const PONDER_NICE: i32 = 19;
 
 /// Lowers the calling thread's priority to [`PONDER_NICE`] (best effort: a failure leaves it).
 fn lower_this_threads_priority() {
