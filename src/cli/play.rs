@@ -185,8 +185,8 @@ pub struct PlayArgs {
     pub quiet: bool,
     /// Ponder (search the move's possible spawns) during the game's animation for at most this
     /// long after each key, ms; the decision on the settled frame then reuses that search.
-    /// 0 = no pondering; default: the game's animation time, measured as the bot plays (the
-    /// median key → settled frame of the last 31 moves; 140 ms before the first).
+    /// 0 = no pondering; default: 80 % of the game's animation time, measured as the bot plays
+    /// (the median key → settled frame of the last 31 moves; 140 ms before the first).
     #[arg(long, value_name = "MS")]
     pub animation_ms: Option<u64>,
     /// Do not stop when the mouse moves (by default moving the mouse stops the bot: the failsafe).
