@@ -1010,3 +1010,118 @@ fn a_goal_beyond_the_boards_largest_tile_stops_before_any_key() {
     let (s, keys) = run(&order, cfg, RecordingSink::default());
     assert_eq!((s.stop_reason, keys.len()), (StopReason::MaxMoves, 2));
 }
+
+/// `src` with cell `to` (row, column) painted over by the pixels of cell `from` (an empty cell
+/// of the same frame), as read with `profile`: the same frame without the tile at `to`. Written
+/// to `out`.
+fn without_tile(src: &Path, profile: &str, from: (usize, usize), to: (usize, usize), out: &Path) {
+    let mut img = image::open(src).unwrap().to_rgba8();
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load(profile).unwrap()));
+    let g = reader.read(&img).unwrap().grid;
+    let corner = |(r, c): (usize, usize)| {
+        (
+            (g.x as f32 + c as f32 * g.pitch_x).round() as u32,
+            (g.y as f32 + r as f32 * g.pitch_y).round() as u32,
+        )
+    };
+    let ((fx, fy), (tx, ty)) = (corner(from), corner(to));
+    let (w, h) = (g.cell_width.round() as u32, g.cell_height.round() as u32);
+    for dy in 0..h {
+        for dx in 0..w {
+            let p = *img.get_pixel(fx + dx, fy + dy);
+            img.put_pixel(tx + dx, ty + dy, p);
+        }
+    }
+    img.save(out).unwrap();
+}
+
+/// The board `profile` reads on the image at `path`, rows of values.
+fn read_rows(path: &Path, profile: &str) -> Vec<Vec<u64>> {
+    let img = image::open(path).unwrap().to_rgba8();
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load(profile).unwrap()));
+    let r = reader.read(&img).unwrap();
+    bot2048::play::read_grid(&r)
+        .unwrap()
+        .board()
+        .unwrap()
+        .rows()
+}
+
+#[test]
+fn a_game_that_stops_at_2048_with_no_new_tile_is_won_not_a_desync() {
+    // gnome's `after` frame without its new 2 at (1, 3): the afterstate of the move right that
+    // made 2048, worked out by hand in `gnome_win_frames`, and nothing more, in every capture
+    let dir = tempfile::tempdir().unwrap();
+    let [before, after] = <[PathBuf; 2]>::try_from(gnome_win_frames()).unwrap();
+    let bare = dir.path().join("after-no-spawn.png");
+    without_tile(&after, "gnome-2048", (0, 3), (1, 3), &bare);
+    let afterstate = vec![
+        vec![0, 0, 0, 0],
+        vec![0, 0, 0, 0],
+        vec![0, 0, 0, 4],
+        vec![0, 0, 2048, 8],
+    ];
+    assert_eq!(read_rows(&bare, "gnome-2048"), afterstate);
+    for on_win in [bot2048::play::OnWin::Continue, bot2048::play::OnWin::Stop] {
+        let mut game = ReplayGame {
+            frames: ReplaySource::from_files(vec![before.clone(), bare.clone()]),
+            keys: RecordingSink::default(),
+        };
+        let mut reader = Reader::new(ProfileChoice::Given(Profile::load("gnome-2048").unwrap()));
+        let cfg = PlayConfig {
+            on_win,
+            ..PlayConfig::default()
+        };
+        let s = play(
+            &mut game,
+            &mut reader,
+            &mut |_| Ok(Box::new(RightThenAnyLegal)),
+            &cfg,
+        );
+        assert_eq!(s.stop_reason, StopReason::Won, "{on_win:?}: {s:?}");
+        assert_eq!(s.stop_reason.exit_code(), 0);
+        assert_eq!((s.moves, s.score, s.desyncs), (1, 2060, 0));
+        assert_eq!(s.final_board, afterstate);
+        assert!(s.final_read_matches);
+        assert!(s.dump.is_none());
+        assert_eq!(
+            game.keys.keys,
+            vec![Move::Right],
+            "pressed once, never again"
+        );
+    }
+}
+
+#[test]
+fn a_move_that_shows_no_new_tile_short_of_2048_is_a_desync_said_in_words() {
+    // frame 1 of the 2048-qt game without its new 2 at (2, 0): the afterstate of `down` on the
+    // start board 0 0 0 0 / 0 0 0 2 / 0 0 0 0 / 2 0 2 0, worked out by hand: the bottom row
+    // 2 0 2 2 and nothing else
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("001-no-spawn.png");
+    without_tile(&frames(&[1])[0], "2048-qt", (2, 1), (2, 0), &bare);
+    assert_eq!(
+        read_rows(&bare, "2048-qt"),
+        [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [2, 0, 2, 2]]
+    );
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_files(vec![frames(&[0]).remove(0), bare]),
+        keys: RecordingSink::default(),
+    };
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let cfg = PlayConfig {
+        dump_dir: Some(dir.path().join("dumps")),
+        ..PlayConfig::default()
+    };
+    let s = play(&mut game, &mut reader, &mut scripted(), &cfg);
+    assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
+    assert_eq!((s.moves, s.desyncs), (0, 1));
+    assert_eq!(game.keys.keys, vec![Move::Down]);
+    assert!(
+        s.message
+            .contains("read the board after the move exactly, with no new tile"),
+        "{}",
+        s.message
+    );
+    assert!(!s.message.contains("row "), "no cell named: {}", s.message);
+}

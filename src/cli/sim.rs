@@ -75,6 +75,12 @@ pub struct SimArgs {
     /// The spawn rule the solver assumes (default: the games' own, --spawn).
     #[arg(long, value_name = "RULE")]
     pub solver_spawn: Option<SpawnRule>,
+    /// Play at a real game's rhythm: after each move, ponder its afterstate (spawn unknown) for
+    /// this long, ms, as `play` does during the game's animation, then decide on the spawned
+    /// board with the normal budget (--time-ms, --depth or the default). E.g. 140 (2048-qt),
+    /// 280 (gnome-2048), 320 (the web game).
+    #[arg(long, value_name = "MS")]
+    pub animation_ms: Option<u64>,
 }
 
 /// Runs `bot2048 sim`.
@@ -206,6 +212,10 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     config.budget = s.budget(None);
     config.goal = args.goal;
     config.max_moves = args.max_moves;
+    config.ponder = args
+        .animation_ms
+        .filter(|&ms| ms > 0)
+        .map(std::time::Duration::from_millis);
     Ok((config, entrants))
 }
 

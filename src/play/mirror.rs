@@ -124,6 +124,33 @@ pub struct CellDiff {
     pub read: Option<u64>,
 }
 
+impl fmt::Display for CellDiff {
+    /// In words, rows and columns counted from 0 at the top left, e.g. `row 0, column 3:
+    /// expected empty, read a 2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = |v: u64| match v {
+            0 => "empty".to_string(),
+            v if v.to_string().starts_with('8') => format!("an {v}"),
+            v => format!("a {v}"),
+        };
+        let read = match self.read {
+            Some(v) => what(v),
+            None => "nothing readable".to_string(),
+        };
+        let new_tile = match (self.expected, self.read) {
+            (0, Some(2 | 4)) => " (the new tile, were the rest right)",
+            _ => "",
+        };
+        write!(
+            f,
+            "row {}, column {}: expected {}, read {read}{new_tile}",
+            self.row,
+            self.col,
+            what(self.expected)
+        )
+    }
+}
+
 /// How a read fails to be the afterstate plus one new tile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mismatch {
@@ -148,17 +175,12 @@ impl fmt::Display for Mismatch {
                 write!(f, "the board read is {read}, the mirror's is {expected}")
             }
             Mismatch::Cells(d) => {
-                let cells: Vec<String> = d
-                    .iter()
-                    .map(|c| format!("({}, {}, {}, {:?})", c.row, c.col, c.expected, c.read))
-                    .collect();
-                write!(
-                    f,
-                    "cells (row, col, expected, read): [{}]",
-                    cells.join(", ")
-                )
+                let cells: Vec<String> = d.iter().map(CellDiff::to_string).collect();
+                write!(f, "{}", cells.join("; "))
             }
-            Mismatch::NoNewTile => f.write_str("the board read is the afterstate with no new tile"),
+            Mismatch::NoNewTile => f.write_str(
+                "expected the board after the move plus one new 2 or 4 in an empty cell, read the board after the move exactly, with no new tile",
+            ),
         }
     }
 }
@@ -317,6 +339,40 @@ mod tests {
         );
         let unchanged = grid(&[&[2, 2, 4, 0], &[0; 4], &[0; 4], &[0; 4]]);
         assert_eq!(compare(&before, &after, &unchanged), Verdict::Unchanged);
+    }
+
+    #[test]
+    fn a_mismatch_names_real_cells_in_words() {
+        // 2 2 4 0 left -> 4 4 0 0; read: an 8 where the 4 at (0, 1) should be and a 2 at (3, 3)
+        let before = board(&[&[2, 2, 4, 0], &[0; 4], &[0; 4], &[0; 4]]);
+        let (after, _) = before.apply(Move::Left).unwrap();
+        let read = grid(&[&[4, 8, 0, 0], &[0; 4], &[0; 4], &[0, 0, 0, 2]]);
+        let v = compare(&before, &after, &read);
+        let Verdict::Desync(m) = v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(
+            m.to_string(),
+            "row 0, column 1: expected a 4, read an 8; row 3, column 3: expected empty, read a 2 (the new tile, were the rest right)"
+        );
+        let mut unreadable = read.clone();
+        unreadable.cells[1] = None;
+        let Verdict::Desync(m) = compare(&before, &after, &unreadable) else {
+            panic!()
+        };
+        assert!(
+            m.to_string()
+                .starts_with("row 0, column 1: expected a 4, read nothing readable; "),
+            "{m}"
+        );
+        // the afterstate alone names no cell at all (no (4, 4) marker on a 4x4 board)
+        let bare = compare(&before, &after, &ReadGrid::of_board(&after));
+        let Verdict::Desync(m) = bare else {
+            panic!("{bare:?}")
+        };
+        assert_eq!(m, Mismatch::NoNewTile);
+        assert!(!m.to_string().contains("row"), "{m}");
+        assert!(m.to_string().contains("no new tile"), "{m}");
     }
 
     #[test]

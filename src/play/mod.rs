@@ -7,7 +7,8 @@
 //! and a recording key sink). The solver is built once the start board's shape is known, through
 //! the caller's [`SolverFor`].
 //!
-//! Per move: the solver decides on the mirror's board; the key is pressed and its effect verified
+//! Per move: the solver decides on the mirror's board (having pondered the afterstate's chance
+//! node during the animation, [`ponder`]); the key is pressed and its effect verified
 //! by a small state machine ([`step`], driven by `turn`): afterstate + one new 2/4 counts; the old
 //! board on the same pixels is a dropped key, pressed again at most `key_retries` times; anything
 //! else is re-read up to `rereads` times, then a desync stops the loop with a dump (frames,
@@ -18,7 +19,7 @@
 //!
 //! Files: `start` (the start board), `run` (the loop), `turn` (one move through [`step`]),
 //! `win` (the 2048 tile), `stop` ([`StopReason`]), `summary` ([`Summary`]), `dump` (the
-//! desync dump), `cover` ([`Cover`], [`GameUi`]), [`mirror`], [`record`] (`--record`).
+//! desync dump), `cover` ([`Cover`], [`GameUi`]), [`mirror`], [`record`] (`--record`), [`ponder`].
 use crate::capture::{self, CaptureError, Frame, FrameSource, Rect, SettleOptions};
 use crate::engine::{Move, Shape};
 use crate::input::{InputError, KeySink, RecordingSink};
@@ -34,6 +35,7 @@ mod cover;
 mod dump;
 pub mod live;
 pub mod mirror;
+pub mod ponder;
 pub mod record;
 mod run;
 mod start;
@@ -47,6 +49,7 @@ mod win;
 pub use cover::{Cover, GameUi};
 pub use dump::dump_root;
 pub use mirror::ReadGrid;
+pub use ponder::Ponder;
 pub use step::CONFIRM_QUIET_MS;
 pub use stop::StopReason;
 pub use summary::Summary;
@@ -96,8 +99,10 @@ pub struct PlayConfig {
     pub dump_dir: Option<PathBuf>,
     /// Set by Ctrl-C: stop before the next key.
     pub stop: Arc<AtomicBool>,
-    /// The solver's budget for each decision.
+    /// The solver's budget for each decision (once the settled frame is read).
     pub budget: Budget,
+    /// Pondering during the game's animation, before the frame is read (`--animation-ms`).
+    pub ponder: Ponder,
 }
 
 impl Default for PlayConfig {
@@ -119,6 +124,7 @@ impl Default for PlayConfig {
             dump_dir: None,
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::default(),
+            ponder: Ponder::Measured,
         }
     }
 }

@@ -182,8 +182,16 @@ pub struct LogLine {
     pub nodes: Option<u64>,
     /// Solver depth reached.
     pub depth: Option<u32>,
-    /// Time the solver took, ms.
+    /// Time the solver took, ms (the decision, once this frame was read).
     pub solve_ms: Option<f64>,
+    /// Time the solver pondered the move that led to this frame before the frame was read, ms
+    /// (`null`: no pondering, e.g. at the start).
+    pub ponder_ms: Option<f64>,
+    /// Nodes searched while pondering that move.
+    pub ponder_nodes: Option<u64>,
+    /// The depth pondering made ready for every likeliest spawn of that move (0: not one full
+    /// depth); `depth` is what the decision on this frame reached with it.
+    pub ponder_depth: Option<u32>,
     /// Time spent waiting for this frame to settle, ms.
     pub settle_ms: f64,
     /// Time from this frame's capture to the key, ms.
@@ -215,6 +223,9 @@ impl LogLine {
             nodes: None,
             depth: None,
             solve_ms: None,
+            ponder_ms: None,
+            ponder_nodes: None,
+            ponder_depth: None,
             settle_ms,
             frame_to_key_ms: None,
             retries: 0,

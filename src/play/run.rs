@@ -3,6 +3,7 @@
 use super::cover::{settle_frame, GameUi};
 use super::dump::RecentFrames;
 use super::mirror::ReadGrid;
+use super::ponder::{self, AnimationClock};
 use super::record::{LogEvent, LogLine, Recorder};
 use super::start::{self, Start};
 use super::stop::{cover_stop, Stop, StopReason};
@@ -13,7 +14,7 @@ use super::{grid_rect, PlayConfig, SolverFor};
 use crate::capture::{settle::region_hash, FrameSource, Rect, SettleOptions};
 use crate::engine::{AnyBoard, Position};
 use crate::input::KeySink;
-use crate::solver::{Decision, Solver};
+use crate::solver::{Decision, PonderReport, Solver};
 use crate::vision::{BoardStatus, Reader};
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
@@ -131,6 +132,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
         pass_win(game, reader, run, &board, grid)?;
     }
     let mut win = WinState::at_start(&board);
+    let mut clock = AnimationClock::default();
     loop {
         run.progress();
         if let Some(stop) = before_move(run, &board) {
@@ -144,10 +146,21 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
             here: &here,
             plan: &plan,
             opts: &opts,
+            spawn_wait_ms: clock.spawn_wait_ms(),
         };
-        let acc = turn::play_move(game, reader, run, &t, &mut win, &mut line)?;
+        let ponder_ms = clock.ponder_ms(run.cfg.ponder);
+        let (acc, report) = ponder::during(solver.as_mut(), &plan.after, ponder_ms, || {
+            turn::play_move(game, reader, run, &t, &mut win, &mut line)
+        });
+        let acc = acc?;
         board = acc.board;
         (here, line) = accept(run, &plan, acc);
+        if let Some(ms) = run.tally.key_to_settled.last() {
+            clock.push(*ms);
+        }
+        if let Some(r) = report {
+            pondered(run, &r, &mut line);
+        }
         if !win.has_2048 && board.max_value() >= WIN_TILE {
             win.has_2048 = true;
             if let Some(s) = passed_win(game, reader, run, &mut win, &board, &opts, grid)? {
@@ -241,6 +254,8 @@ fn decide(
         return Err(Stop::interrupted());
     }
     run.tally.solve.push(d.elapsed_ms);
+    run.tally.decide_nodes.push(d.nodes as f64);
+    run.tally.decide_depth.push(f64::from(d.depth));
     line.chosen = d.best.map(|m| m.to_string());
     line.values = Some(d.values);
     line.nodes = Some(d.nodes);
@@ -261,6 +276,17 @@ fn decide(
         after,
         gained,
     })
+}
+
+/// Counts what pondering did during the move that led to `line`'s frame, and logs it there.
+fn pondered(run: &mut Run<'_>, r: &PonderReport, line: &mut LogLine) {
+    let t = &mut run.tally;
+    t.ponder_ms.push(r.elapsed_ms);
+    t.ponder_nodes.push(r.nodes as f64);
+    t.ponder_depth.push(f64::from(r.depth));
+    line.ponder_ms = Some(r.elapsed_ms);
+    line.ponder_nodes = Some(r.nodes);
+    line.ponder_depth = Some(r.depth);
 }
 
 /// Counts the accepted move; returns the new reference frame and its log line.

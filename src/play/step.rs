@@ -13,6 +13,8 @@
 //!   again, never press again (that could make two moves); but when the reference frame was
 //!   accepted early (its spawned tile may still have been popping), that settled frame becomes the
 //!   reference once, and the board must then hold still for [`CONFIRM_QUIET_MS`];
+//! - exactly the afterstate, no new tile: read again up to `rereads` times (a slow spawn), then
+//!   [`End::NoNewTile`], which the driver turns into a win, a game over or a desync;
 //! - anything else (unreadable, disagreeing, timed out): read again up to `rereads` times, then
 //!   give up. A disagreement on the same pixels twice counts the move as a desync: a frame from
 //!   inside an animation changes before the next read.
@@ -61,6 +63,10 @@ pub enum End {
     Desync,
     /// The key had no visible effect after `1 + key_retries` presses.
     KeyNoEffect,
+    /// The board kept reading as exactly the afterstate, with no new tile, more than `rereads`
+    /// times: the game ended on that move by itself (a win or a game over that shows nothing),
+    /// or else a desync; the driver tells which from the afterstate.
+    NoNewTile,
 }
 
 /// What the driver observed. `hash` is the settled frame's board-region hash
@@ -87,6 +93,12 @@ pub enum Event {
     },
     /// A settled frame read as the afterstate plus one new 2 or 4.
     Spawned,
+    /// A settled frame read as exactly the afterstate: the move was made, but no new tile shows
+    /// (yet: a slow spawn, or a game that stopped there).
+    NoNewTile {
+        /// Its region hash.
+        hash: u64,
+    },
     /// A settled frame read as anything else.
     Disagrees {
         /// Its region hash.
@@ -211,6 +223,8 @@ impl MoveStep {
                 self.desync |= s == State::Ended(End::Desync);
                 s
             }
+            // not a desync by itself: the driver decides at the end
+            Event::NoNewTile { .. } => self.reread_or(End::NoNewTile),
             Event::Unchanged { hash } => self.unchanged(hash),
             Event::Pressed => self.state,
         }
@@ -420,6 +434,23 @@ mod tests {
         assert_eq!(drive(&mut s, &[blur; 4]), [State::Reread; 4]);
         assert!(s.is_desync(), "the same unreadable pixels twice");
         assert_eq!(s.on(blur), State::Ended(End::Unreadable));
+    }
+
+    #[test]
+    fn an_afterstate_with_no_new_tile_is_read_again_then_left_to_the_driver() {
+        let mut s = MoveStep::new(7, false, LIMITS);
+        s.on(Event::Pressed);
+        let bare = Event::NoNewTile { hash: 9 };
+        // rereads (4) more reads of the same pixels, then the end
+        assert_eq!(drive(&mut s, &[bare; 4]), [State::Reread; 4]);
+        assert_eq!(s.on(bare), State::Ended(End::NoNewTile));
+        assert!(!s.is_desync(), "the driver decides: a win is no desync");
+        assert_eq!((s.presses(), s.retries()), (1, 0), "never pressed again");
+        // a slow spawn: the tile shows on a later read
+        let mut s = MoveStep::new(7, false, LIMITS);
+        s.on(Event::Pressed);
+        assert_eq!(drive(&mut s, &[bare; 2]), [State::Reread; 2]);
+        assert_eq!(s.on(Event::Spawned), State::Accepted);
     }
 
     #[test]

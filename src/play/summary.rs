@@ -36,8 +36,18 @@ pub struct Summary {
     pub frame_to_key_ms: f64,
     /// Median time from the key to the settled frame after it, ms.
     pub key_to_settled_ms: f64,
-    /// Median solver time, ms.
+    /// Median solver time, ms (the decision after the frame was read).
     pub solve_ms: f64,
+    /// Median time pondered per move before the frame was read, ms (0 without pondering).
+    pub ponder_ms: f64,
+    /// Median nodes searched while pondering, per move.
+    pub ponder_nodes: f64,
+    /// Median depth pondering made ready for every likeliest spawn, per move.
+    pub ponder_depth: f64,
+    /// Median nodes the decision searched after the frame was read.
+    pub decide_nodes: f64,
+    /// Median depth of the decisions (moves beyond the root move), pondered depths included.
+    pub decide_depth: f64,
     /// The mirror's final board, rows of values (`final_board[r][c]`, 0 = empty); empty when no
     /// board was read.
     pub final_board: Vec<Vec<u64>>,
@@ -70,6 +80,13 @@ pub(super) struct Tally {
     pub key_to_settled: Vec<f64>,
     /// Solver time, ms, one per decision.
     pub solve: Vec<f64>,
+    /// Pondering per move: ms, nodes, depth.
+    pub ponder_ms: Vec<f64>,
+    pub ponder_nodes: Vec<f64>,
+    pub ponder_depth: Vec<f64>,
+    /// Per decision: nodes, depth.
+    pub decide_nodes: Vec<f64>,
+    pub decide_depth: Vec<f64>,
     pub first_key: Option<Instant>,
     pub last_move: Option<Instant>,
     pub started: Instant,
@@ -88,6 +105,11 @@ impl Tally {
             frame_to_key: Vec::new(),
             key_to_settled: Vec::new(),
             solve: Vec::new(),
+            ponder_ms: Vec::new(),
+            ponder_nodes: Vec::new(),
+            ponder_depth: Vec::new(),
+            decide_nodes: Vec::new(),
+            decide_depth: Vec::new(),
             first_key: None,
             last_move: None,
             started: Instant::now(),
@@ -145,6 +167,11 @@ impl Tally {
             frame_to_key_ms: stats::median(&mut self.frame_to_key),
             key_to_settled_ms: stats::median(&mut self.key_to_settled),
             solve_ms: stats::median(&mut self.solve),
+            ponder_ms: stats::median(&mut self.ponder_ms),
+            ponder_nodes: stats::median(&mut self.ponder_nodes),
+            ponder_depth: stats::median(&mut self.ponder_depth),
+            decide_nodes: stats::median(&mut self.decide_nodes),
+            decide_depth: stats::median(&mut self.decide_depth),
             final_board: board.map_or_else(Vec::new, AnyBoard::rows),
             final_read_matches,
             wins_continued: self.wins,

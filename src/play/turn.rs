@@ -73,6 +73,10 @@ pub(super) struct Turn<'t> {
     pub here: &'t Reference,
     pub plan: &'t Planned,
     pub opts: &'t SettleOptions,
+    /// The game's measured time from key to the new tile, ms: a board that still shows no new
+    /// tile is read again no sooner than this after the press (a slow spawn), before the move is
+    /// taken for one after which the game showed nothing more.
+    pub spawn_wait_ms: f64,
 }
 
 /// Makes the move `t.plan` and verifies it; adds its retries, re-reads and desync to
@@ -112,19 +116,23 @@ fn drive<T: FrameSource + KeySink + GameUi>(
     step: &mut MoveStep,
 ) -> Result<Accepted, Stop> {
     let mut seen = Seen::default();
+    let mut pressed_at = Instant::now();
     loop {
         match step.state() {
-            State::Press => press(game, run, t, line, step)?,
+            State::Press => {
+                press(game, run, t, line, step)?;
+                pressed_at = Instant::now();
+            }
             State::AwaitChange | State::Reread => {
                 let event = wait_and_read(game, reader, run, t, win, step, &mut seen)?;
                 let next = step.on(event);
                 log_event(run, t.plan, event, next, step);
-                if matches!(event, Event::Disagrees { .. }) && next == State::Reread {
-                    std::thread::sleep(Duration::from_millis(DISAGREE_PAUSE_MS));
+                if next == State::Reread {
+                    pause_before_reread(event, pressed_at, t.spawn_wait_ms);
                 }
             }
             State::Accepted => return accepted(seen, step),
-            State::Ended(end) => return Err(end_stop(game, run, t.plan, end, &seen, step)),
+            State::Ended(end) => return Err(end_stop(game, run, t.plan, win, end, &seen, step)),
         }
     }
 }
@@ -141,6 +149,7 @@ fn log_event(run: &mut Run<'_>, plan: &Planned, event: Event, next: State, step:
                 Event::Disagrees { .. } => "disagrees",
                 Event::Unchanged { .. } => "unchanged",
                 Event::TimedOut => "timed_out",
+                Event::NoNewTile { .. } => "no_new_tile",
                 Event::DialogClosed => "dialog_closed",
                 _ => "other",
             }
@@ -154,6 +163,21 @@ fn log_event(run: &mut Run<'_>, plan: &Planned, event: Event, next: State, step:
         _ => return,
     };
     rec.event(&e);
+}
+
+/// The pause before reading again after `event`: [`DISAGREE_PAUSE_MS`] after a disagreeing
+/// read; after one with no new tile, at least that and until `spawn_wait_ms` after the press.
+fn pause_before_reread(event: Event, pressed_at: Instant, spawn_wait_ms: f64) {
+    let pause = Duration::from_millis(DISAGREE_PAUSE_MS);
+    let pause = match event {
+        Event::Disagrees { .. } => pause,
+        Event::NoNewTile { .. } => {
+            let spawn = Duration::from_secs_f64(spawn_wait_ms.max(0.0) / 1000.0);
+            pause.max(spawn.saturating_sub(pressed_at.elapsed()))
+        }
+        _ => return,
+    };
+    std::thread::sleep(pause);
 }
 
 /// Presses the key (Ctrl-C first); at the first press, logs the reference frame's line.
@@ -272,6 +296,10 @@ fn observe(
             Event::Spawned
         }
         Verdict::Unchanged => Event::Unchanged { hash },
+        Verdict::Desync(Mismatch::NoNewTile) => {
+            seen.mismatch = Some(Mismatch::NoNewTile);
+            Event::NoNewTile { hash }
+        }
         Verdict::Desync(m) => {
             seen.mismatch = Some(m);
             // the remembered grid may have been taken from a mid-animation frame
@@ -340,12 +368,20 @@ fn end_stop<T: FrameSource>(
     game: &mut T,
     run: &mut Run<'_>,
     plan: &Planned,
+    win: &WinState,
     end: End,
     seen: &Seen,
     step: &MoveStep,
 ) -> Stop {
     let m = plan.key;
     let stop = match end {
+        End::NoNewTile => match ended_by_itself(run, plan, win) {
+            Some(stop) => return stop,
+            None => {
+                run.tally.desyncs += 1;
+                desync_stop(run, plan, seen)
+            }
+        },
         End::GameOver => return Stop::new(StopReason::GameOver, "the game shows game over"),
         End::KeyNoEffect => {
             return Stop::new(
@@ -365,6 +401,47 @@ fn end_stop<T: FrameSource>(
         End::Desync => desync_stop(run, plan, seen),
     };
     gone_or(game, stop)
+}
+
+/// How the game ended by itself when the board stays exactly the afterstate of `plan` (no new
+/// tile, read again until past the game's spawn time): the move made the first 2048 (or the
+/// goal tile), so the game stopped at its goal: won; or every new tile the game could add would
+/// leave no legal move, so it ended there: game over. Either way the move counts and the mirror
+/// is the afterstate. `None`: neither, a desync.
+fn ended_by_itself(run: &mut Run<'_>, plan: &Planned, win: &WinState) -> Option<Stop> {
+    let after = plan.after;
+    let top = after.max_value();
+    let won = (!win.has_2048 && top >= WIN_TILE) || run.cfg.goal.is_some_and(|g| top >= g);
+    let dead = || {
+        after.empties().all(|i| {
+            [1, 2]
+                .iter()
+                .all(|&e| after.with_new_tile(i, e).legal_moves().next().is_none())
+        })
+    };
+    let stop = if won {
+        Stop::new(
+            StopReason::Won,
+            format!(
+                "the key {} made a {top} and the game stopped there: no new tile came, the board stays the board after the move",
+                plan.key
+            ),
+        )
+    } else if dead() {
+        Stop::new(
+            StopReason::GameOver,
+            format!(
+                "game over: after the key {} no new tile came, and any new tile would leave no legal move",
+                plan.key
+            ),
+        )
+    } else {
+        return None;
+    };
+    run.tally.moves += 1;
+    run.tally.score += plan.gained;
+    run.board = Some(after);
+    Some(stop)
 }
 
 /// The desync stop, with its dump written.

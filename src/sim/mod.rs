@@ -16,6 +16,7 @@ use crate::solver::{Budget, Solver, SolverError};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::time::Duration;
 use std::time::Instant;
 
 pub mod chart;
@@ -48,6 +49,9 @@ pub struct SimConfig {
     pub goal: Option<u64>,
     /// Stop a game after this many moves.
     pub max_moves: Option<u32>,
+    /// Ponder each move's afterstate for this long before its spawn is known, as `play` does
+    /// during a real game's animation (`--animation-ms`); `None` = no pondering.
+    pub ponder: Option<Duration>,
 }
 
 impl SimConfig {
@@ -61,6 +65,7 @@ impl SimConfig {
             budget: Budget::default(),
             goal: None,
             max_moves: None,
+            ponder: None,
         }
     }
 }
@@ -124,6 +129,17 @@ pub fn play_game(
         let Some(m) = d.best else {
             break GameEnd::GameOver;
         };
+        // as `play` does while the game animates the move: ponder its afterstate, the spawn
+        // still unknown; the next decision reuses that search
+        let after = config.ponder.zip(game.board().apply(m));
+        if let Some((time, (after, _))) = after {
+            let budget = Budget {
+                time: Some(time),
+                work: None,
+                stop: config.budget.stop.clone(),
+            };
+            solver.ponder(&after, &budget)?;
+        }
         if game.play(m).is_none() {
             // A solver proposing an illegal move would loop forever: play the first legal one.
             match game.board().legal_moves().next() {
