@@ -94,7 +94,15 @@ pub fn describe_budget(info: &SolverInfo, budget: &Budget) -> String {
         (Some(w), None) => format!("depth {w}"),
         (None, Some(t)) => t,
         (None, None) => match work_doc.split_once("default: ") {
-            Some((_, d)) => format!("default: {d}"),
+            Some((before, d)) => {
+                // "(default: X; more)" or "default: X": X alone
+                let d = if before.ends_with('(') {
+                    d.rsplit_once(')').map_or(d, |(x, _)| x)
+                } else {
+                    d
+                };
+                format!("default: {}", d.split(';').next().unwrap_or(d).trim())
+            }
             None => "its default".to_string(),
         },
     }
@@ -283,5 +291,10 @@ mod tests {
             "default: max(3, distinct tiles - 2) within 20 ms"
         );
         assert_eq!(describe_budget(greedy, &both), "ignores budgets");
+        let mc = registry::find("montecarlo").unwrap();
+        assert_eq!(
+            describe_budget(mc, &Budget::default()),
+            "default: option rollouts"
+        );
     }
 }
