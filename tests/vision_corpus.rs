@@ -212,6 +212,40 @@ fn real_games_read_at_100_percent_with_their_profile() {
     }
 }
 
+/// Issue 12: gnome-2048 stretches its cells to the window, so a board with more rows than
+/// columns (or the other way) has cells far from square (up to 3.4:1 at 9 rows x 3 columns).
+/// Each of these shots is read with the shape written here by hand (rows x columns, counted on
+/// the image) and every cell as its label says. The shots are in `gnome-2048-sizes/`, beside
+/// the 4x4 ones that the built-in profile is calibrated from: each was saved by `bot2048 read
+/// --window "GNOME 2048" --save` from `scripts/games.sh` with `SIZE=` (gnome-2048's columns x
+/// rows), after `bot2048 play --max-moves 40`.
+#[test]
+fn gnome_non_square_boards_read_with_their_shape() {
+    let cases = [
+        ("gnome-2048-09-5x3-start", (5, 3)),
+        ("gnome-2048-10-5x3-played-40-moves", (5, 3)),
+        ("gnome-2048-11-3x5-played-40-moves", (3, 5)),
+        ("gnome-2048-12-6x4-played-40-moves", (6, 4)),
+        ("gnome-2048-13-9x3-played-40-moves", (9, 3)),
+    ];
+    for choice in [
+        ProfileChoice::Auto,
+        ProfileChoice::Given(Profile::load("gnome-2048").expect("built-in")),
+    ] {
+        let mut reader = Reader::new(choice);
+        for (stem, shape) in cases {
+            let png = repo(&format!("gnome-2048-sizes/{stem}.png"));
+            let label = read_label(&repo(&format!("gnome-2048-sizes/{stem}.txt")));
+            assert_eq!(label.shape(), shape, "{stem}: label");
+            reader.forget_grid();
+            let reading = reader.read(&load_image(&png).unwrap()).expect(stem);
+            assert_eq!((reading.grid.rows, reading.grid.cols), shape, "{stem}");
+            let (s, why) = score(&mut reader, &png, &label);
+            assert_eq!(s.ok, s.total, "{stem}: {s:?} {why}");
+        }
+    }
+}
+
 #[test]
 fn real_game_statuses() {
     let mut reader = Reader::new(ProfileChoice::Auto);
