@@ -12,7 +12,7 @@ use super::mirror::{self, Mismatch, ReadGrid, Verdict};
 use super::run::Run;
 use super::step::{End, Event, Limits, MoveStep, State};
 use super::stop::{cover_stop, gone_or, input_stop, Stop, StopReason};
-use super::win::{self, WinDialog, WinState, WIN_TILE};
+use super::win::{self, WinDialog, WinState};
 use super::{read_frame, read_grid};
 use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
 use crate::engine::{AnyBoard, Move, Position};
@@ -179,7 +179,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
         ..t.opts.clone()
     };
     let began = Instant::now();
-    let coming_2048 = win.has_2048 || t.plan.after.max_value() >= WIN_TILE;
+    let coming_2048 = win.has_win_tile || t.plan.after.max_value() >= win.tile;
     let mut early = |f: &Frame| reads_as_spawn(reader, f, t.plan);
     let s = match settle_frame_until(game, &opts, coming_2048, &mut early) {
         Ok(s) => s,
@@ -272,7 +272,7 @@ fn win_dialog<T: FrameSource + KeySink + GameUi>(
             Ok(Event::DialogClosed)
         }
         WinDialog::StopWon => {
-            // the dialog proves the key made the 2048: the move counts, and its new tile
+            // the dialog proves the key made the win tile: the move counts, and its new tile
             // (under the dialog) is the one thing the mirror does not know
             run.tally.moves += 1;
             run.tally.score += plan.gained;
@@ -280,7 +280,8 @@ fn win_dialog<T: FrameSource + KeySink + GameUi>(
             Err(Stop::new(
                 StopReason::Won,
                 format!(
-                    "the 2048 tile is on the board and the game shows its win dialog `{title}` (--on-win stop); the new tile under the dialog was not read"
+                    "the {} tile is on the board and the game shows its win dialog `{title}` (--on-win stop); the new tile under the dialog was not read",
+                    win.tile
                 ),
             ))
         }
