@@ -396,7 +396,7 @@ impl<P: Position, E: Evaluator<P>> Aco<P, E> {
             }
             let n = self.path.len();
             if n > 0
-                && n % DEADLINE_CHECK_MOVES == 0
+                && n.is_multiple_of(DEADLINE_CHECK_MOVES)
                 && deadline.is_some_and(|d| Instant::now() >= d)
             {
                 break;
