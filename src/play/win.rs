@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The tile that wins by default (2048), on every board shape: the web game's and 2048-qt's,
-/// and gnome-2048's unless its `target-value` setting says otherwise ([`WinState::tile`]).
+/// and gnome-2048's unless its `target-value` setting says otherwise (`--win-tile`).
 pub const WIN_TILE: u64 = 2048;
 
 /// What to do at the win tile.
