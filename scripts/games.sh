@@ -23,8 +23,12 @@
 #                       e.g. SEED="1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"
 #   SEED_SCORE=N        the score shown with SEED (default 0)
 #   GNOME_SPEED=MS      gnome-2048 animation speed in ms (GSettings animations-speed, default 130)
-#   SIZE=N | RxC        board size of a fresh gnome-2048 game (its --size; default 4): e.g. SIZE=5,
-#                       SIZE=5x5, SIZE=3x3 (gnome-2048 takes 1-9 a side; bot2048 reads 3-9)
+#   SIZE=N | CxR        board size of a fresh gnome-2048 game, as its own --size takes it (default
+#                       4): N, or COLUMNS x ROWS, e.g. SIZE=5, SIZE=3x3, SIZE=3x5 (3 columns, 5
+#                       rows: what bot2048 calls a 5x3 board, rows x columns). gnome-2048 takes
+#                       1-9 a side; bot2048 reads 3-9
+#   TARGET=N            gnome-2048's target tile (GSettings target-value, default 2048): its
+#                       "Congratulations!" dialog comes when a tile of N is made, e.g. TARGET=64
 #
 # Why each step (measured on this kind of machine):
 #  * xcap's window list needs an EWMH window manager (_NET_CLIENT_LIST_STACKING): openbox.
@@ -139,6 +143,9 @@ start_gnome() {
   rm -rf "$data" "$cfg"; mkdir -p "$data/gnome-2048" "$cfg"
   local env=(XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$cfg" GSETTINGS_BACKEND=keyfile)
   env "${env[@]}" gsettings set org.gnome.TwentyFortyEight do-congrat true >/dev/null 2>&1 || true
+  if [[ -n "${TARGET:-}" ]]; then
+    env "${env[@]}" gsettings set org.gnome.TwentyFortyEight target-value "$TARGET"
+  fi
   if [[ -n "${GNOME_SPEED:-}" ]]; then
     env "${env[@]}" gsettings set org.gnome.TwentyFortyEight animations-speed "$GNOME_SPEED"
   fi
@@ -260,5 +267,5 @@ case "${1:-}" in
   status) cmd_status ;;
   stop) cmd_stop ;;
   stop-game) shift; cmd_stop_game "$@" ;;
-  *) sed -n '2,33p' "$0"; exit 2 ;;
+  *) sed -n '2,37p' "$0"; exit 2 ;;
 esac

@@ -79,11 +79,22 @@ fn session(
     game: &str,
     seed: Option<&str>,
 ) -> Option<(std::sync::MutexGuard<'static, ()>, Session)> {
+    let seed: Vec<(&str, &str)> = seed.map(|s| ("SEED", s)).into_iter().collect();
+    session_env(test, game, &seed)
+}
+
+/// [`session`] with `scripts/games.sh` environment knobs, e.g. `[("SIZE", "3x5"), ("TARGET",
+/// "64")]` for gnome-2048.
+fn session_env(
+    test: &str,
+    game: &str,
+    env: &[(&str, &str)],
+) -> Option<(std::sync::MutexGuard<'static, ()>, Session)> {
     let lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     if !can_run(test) {
         return None;
     }
-    Some((lock, Session::start(free_display(), game, seed)))
+    Some((lock, Session::start(free_display(), game, env)))
 }
 
 /// One display with one game, stopped on drop.
@@ -93,14 +104,12 @@ struct Session {
 }
 
 impl Session {
-    fn start(display: u32, game: &str, seed: Option<&str>) -> Session {
+    fn start(display: u32, game: &str, env: &[(&str, &str)]) -> Session {
         let state = tempfile::tempdir().expect("temp dir");
         let s = Session { display, state };
         let mut cmd = s.games();
         cmd.args(["start", game]);
-        if let Some(seed) = seed {
-            cmd.env("SEED", seed);
-        }
+        cmd.envs(env.iter().copied());
         let out = cmd.output().expect("run scripts/games.sh");
         assert!(
             out.status.success(),
@@ -250,6 +259,118 @@ fn long_game(game: &str, title: &str) {
 #[test]
 fn gnome_2048_plays_300_moves_without_desync() {
     long_game("gnome", "GNOME 2048");
+}
+
+/// A fresh gnome-2048 game of `size` (gnome-2048's own `--size`: columns x rows) played 150
+/// moves or to game over: no desync, the last read equal to the mirror, and the summary's
+/// shape `shape` (bot2048's rows x columns, worked out by hand from `size`).
+fn gnome_sized_game(size: &str, shape: &str) {
+    let test = format!("gnome {size}");
+    let Some((_lock, s)) = session_env(&test, "gnome", &[("SIZE", size)]) else {
+        return;
+    };
+    let (v, code, err) = play(&s, &["--window", "GNOME 2048", "--max-moves", "150"]);
+    eprintln!("{test}: {v}");
+    assert_keys(&v);
+    assert_eq!(v["shape"], shape, "{v}");
+    let reason = v["stop_reason"].as_str().unwrap_or_default().to_string();
+    assert!(
+        reason == "max_moves" || reason == "game_over",
+        "{test} stopped early: {v}\n{err}"
+    );
+    if reason == "max_moves" {
+        assert_eq!(v["moves"], 150, "{v}");
+    }
+    assert_eq!(code, 0, "{v}\n{err}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+    let (rows, cols) = shape.split_once('x').unwrap();
+    let board = v["final_board"].as_array().expect("final_board");
+    assert_eq!(board.len().to_string(), rows, "{v}");
+    assert!(
+        board
+            .iter()
+            .all(|r| r.as_array().unwrap().len().to_string() == cols),
+        "{v}"
+    );
+}
+
+#[test]
+fn gnome_2048_3x3_plays_150_moves_or_to_game_over_without_desync() {
+    gnome_sized_game("3x3", "3x3");
+}
+
+#[test]
+fn gnome_2048_5x5_plays_150_moves_without_desync() {
+    gnome_sized_game("5x5", "5x5");
+}
+
+/// gnome-2048's `--size 3x5` is 3 columns and 5 rows: cells about 187 px wide and 108 high.
+#[test]
+fn gnome_2048_5_rows_3_columns_plays_150_moves_without_desync() {
+    gnome_sized_game("3x5", "5x3");
+}
+
+/// gnome-2048 on 3x3 with `target-value` 64: its "Congratulations!" dialog comes at the first
+/// 64, which `--win-tile 64 --on-win continue` closes once and plays on.
+#[test]
+fn gnome_2048_3x3_with_target_64_continues_past_its_win_dialog() {
+    let Some((_lock, s)) = session_env(
+        "gnome 3x3 target 64",
+        "gnome",
+        &[("SIZE", "3x3"), ("TARGET", "64")],
+    ) else {
+        return;
+    };
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "GNOME 2048",
+            "--win-tile",
+            "64",
+            "--on-win",
+            "continue",
+            "--max-moves",
+            "90",
+        ],
+    );
+    eprintln!("gnome 3x3 target 64: {v}");
+    assert_eq!(code, 0, "{v}\n{err}");
+    assert_eq!(v["wins_continued"], 1, "{v}");
+    assert!(v["max_tile"].as_u64().unwrap() >= 64, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+}
+
+/// The same game with `--on-win stop`: the bot stops with `won` at the first 64.
+#[test]
+fn gnome_2048_3x3_with_target_64_stops_at_64_when_asked() {
+    let Some((_lock, s)) = session_env(
+        "gnome 3x3 target 64 stop",
+        "gnome",
+        &[("SIZE", "3x3"), ("TARGET", "64")],
+    ) else {
+        return;
+    };
+    let (v, code, err) = play(
+        &s,
+        &[
+            "--window",
+            "GNOME 2048",
+            "--win-tile",
+            "64",
+            "--on-win",
+            "stop",
+            "--max-moves",
+            "200",
+        ],
+    );
+    eprintln!("gnome 3x3 target 64 stop: {v}");
+    assert_eq!(v["stop_reason"], "won", "{v}\n{err}");
+    assert_eq!(code, 0);
+    assert_eq!(v["max_tile"], 64, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
 }
 
 /// 2048-qt keeps no saved game, so its win is reached by playing a fresh game to 2048 (about

@@ -212,6 +212,40 @@ fn real_games_read_at_100_percent_with_their_profile() {
     }
 }
 
+/// Issue 12: gnome-2048 stretches its cells to the window, so a board with more rows than
+/// columns (or the other way) has cells far from square (up to 3.4:1 at 9 rows x 3 columns).
+/// Each of these shots is read with the shape written here by hand (rows x columns, counted on
+/// the image) and every cell as its label says. The shots are in `gnome-2048-sizes/`, beside
+/// the 4x4 ones that the built-in profile is calibrated from: each was saved by `bot2048 read
+/// --window "GNOME 2048" --save` from `scripts/games.sh` with `SIZE=` (gnome-2048's columns x
+/// rows), after `bot2048 play --max-moves 40`.
+#[test]
+fn gnome_non_square_boards_read_with_their_shape() {
+    let cases = [
+        ("gnome-2048-09-5x3-start", (5, 3)),
+        ("gnome-2048-10-5x3-played-40-moves", (5, 3)),
+        ("gnome-2048-11-3x5-played-40-moves", (3, 5)),
+        ("gnome-2048-12-6x4-played-40-moves", (6, 4)),
+        ("gnome-2048-13-9x3-played-40-moves", (9, 3)),
+    ];
+    for choice in [
+        ProfileChoice::Auto,
+        ProfileChoice::Given(Profile::load("gnome-2048").expect("built-in")),
+    ] {
+        let mut reader = Reader::new(choice);
+        for (stem, shape) in cases {
+            let png = repo(&format!("gnome-2048-sizes/{stem}.png"));
+            let label = read_label(&repo(&format!("gnome-2048-sizes/{stem}.txt")));
+            assert_eq!(label.shape(), shape, "{stem}: label");
+            reader.forget_grid();
+            let reading = reader.read(&load_image(&png).unwrap()).expect(stem);
+            assert_eq!((reading.grid.rows, reading.grid.cols), shape, "{stem}");
+            let (s, why) = score(&mut reader, &png, &label);
+            assert_eq!(s.ok, s.total, "{stem}: {s:?} {why}");
+        }
+    }
+}
+
 #[test]
 fn real_game_statuses() {
     let mut reader = Reader::new(ProfileChoice::Auto);
@@ -501,6 +535,81 @@ fn scaled_real_screenshots_read_the_same() {
             let mut reader = Reader::new(ProfileChoice::Auto);
             let got = reader.read(&scaled).unwrap().values();
             assert_eq!(got.as_ref(), Some(&want), "{file} x{f}");
+        }
+    }
+}
+
+/// Issue 12: a board drawn without gaps between its cells (a flat theme whose tiles touch) is
+/// read as labelled or refused with a reason, never read as another board. The boards are drawn
+/// here from a labelled gnome-2048 shot: its 16 cells (where the reader finds them on the
+/// original) pasted edge to edge, with the board colour as a frame around them, or with no frame
+/// on a white page, or on the page colour of the web game; and each of these flat, the board
+/// colour left in the cells' rounded corners painted over with the cell's own colour (square
+/// tiles that touch: nothing of the board colour is left between them).
+#[test]
+fn boards_without_gaps_are_read_as_labelled_or_refused() {
+    let stem = "gnome-2048/gnome-2048-03-seeded-mid-game";
+    let shot = load_image(&repo(&format!("{stem}.png"))).unwrap();
+    let label = read_label(&repo(&format!("{stem}.txt")));
+    let want: Vec<Vec<u32>> = label
+        .cells
+        .iter()
+        .map(|r| r.iter().map(|c| c.unwrap()).collect())
+        .collect();
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let grid = reader.read(&shot).expect("the original reads").grid;
+    let (cw, ch) = (grid.cell_width as u32, grid.cell_height as u32);
+    let board = [0xbau8, 0xbd, 0xb6]; // gnome-2048's board colour
+    let near_board = |p: &image::Rgba<u8>| (0..3).all(|i| p[i].abs_diff(board[i]) <= 24);
+    for (frame, page, flat) in [
+        (10u32, board, false),
+        (0, [0xff, 0xff, 0xff], false),
+        (25, [0xfa, 0xf8, 0xef], false),
+        (10, board, true),
+        (0, [0xff, 0xff, 0xff], true),
+        (25, [0xfa, 0xf8, 0xef], true),
+    ] {
+        let (w, h) = (4 * cw + 2 * frame + 40, 4 * ch + 2 * frame + 40);
+        let mut img = image::RgbaImage::from_pixel(w, h, image::Rgba([250, 248, 239, 255]));
+        for y in 20..20 + 4 * ch + 2 * frame {
+            for x in 20..20 + 4 * cw + 2 * frame {
+                img.put_pixel(x, y, image::Rgba([page[0], page[1], page[2], 255]));
+            }
+        }
+        for r in 0..4 {
+            for c in 0..4 {
+                let cell = grid.cell(r, c);
+                let (sx, sy) = (cell.x0 as u32, cell.y0 as u32);
+                let (dx, dy) = (20 + frame + c as u32 * cw, 20 + frame + r as u32 * ch);
+                // the cell's own colour: a pixel on its top edge's middle, below the rounding
+                let own = *shot.get_pixel(sx + cw / 2, sy + 3);
+                for y in 0..ch {
+                    for x in 0..cw {
+                        let p = *shot.get_pixel(sx + x, sy + y);
+                        let p = if flat && near_board(&p) { own } else { p };
+                        img.put_pixel(dx + x, dy + y, p);
+                    }
+                }
+            }
+        }
+        reader.forget_grid();
+        let got = reader.read(&img);
+        eprintln!(
+            "gapless, frame {frame}, flat {flat}: {:?}",
+            got.as_ref().map(|r| r.values())
+        );
+        match got {
+            Ok(r) => assert_eq!(
+                r.values().as_ref(),
+                Some(&want),
+                "frame {frame}, flat {flat}: a gapless board read as another board ({}x{})",
+                r.grid.rows,
+                r.grid.cols
+            ),
+            Err(e) => assert!(
+                !e.to_string().is_empty(),
+                "frame {frame}, flat {flat}: a reason"
+            ),
         }
     }
 }

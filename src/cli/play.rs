@@ -10,7 +10,7 @@ use crate::capture::{Rect, RegionSource, SettleOptions};
 use crate::engine::{goal_exponent, Shape, SpawnRule};
 use crate::input::FocusMode;
 use crate::play::live::LiveGame;
-use crate::play::{self, record, OnWin, PlayConfig, Summary};
+use crate::play::{self, record, OnWin, PlayConfig, Summary, WIN_TILE};
 use crate::solver::{self, SolverConfig};
 use crate::vision::{profile, Reader};
 use anyhow::Context;
@@ -175,6 +175,16 @@ fn after_help() -> String {
     s
 }
 
+/// `--win-tile`: a power of two from 4 (gnome-2048's `target-value` is at least 4).
+fn parse_win_tile(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(v) if v >= 4 && v.is_power_of_two() => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a power of two from 4 (e.g. 64, 2048)"
+        )),
+    }
+}
+
 /// Arguments of `bot2048 play`.
 #[derive(Debug, Args)]
 #[command(after_help = after_help())]
@@ -182,13 +192,18 @@ pub struct PlayArgs {
     /// Which game and how to read and solve it.
     #[command(flatten)]
     pub target: TargetArgs,
-    /// At the 2048 tile: `continue` passes the game's win screen ("Keep going", closing gnome's
-    /// dialog) and plays on; `stop` stops with reason `won`.
+    /// At the win tile (`--win-tile`, 2048 by default): `continue` passes the game's win screen
+    /// ("Keep going", closing gnome's dialog) and plays on; `stop` stops with reason `won`.
     #[arg(long, value_enum, default_value = "continue")]
     pub on_win: OnWin,
     /// Stop when a tile of this value appears.
     #[arg(long, value_name = "TILE")]
     pub goal: Option<u64>,
+    /// The tile at which the game shows its win screen, which `--on-win` handles: 2048 in the
+    /// web game and 2048-qt; gnome-2048's `target-value` setting (2048 unless changed), e.g. 64.
+    /// A power of two from 4.
+    #[arg(long, value_name = "TILE", default_value_t = WIN_TILE, value_parser = parse_win_tile)]
+    pub win_tile: u64,
     /// Stop after this many moves.
     #[arg(long, value_name = "N")]
     pub max_moves: Option<u64>,
@@ -345,6 +360,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let cfg = PlayConfig {
         budget: t.solver.budget(Some(stop.clone())),
         on_win: args.on_win,
+        win_tile: args.win_tile,
         goal: args.goal,
         max_moves: args.max_moves,
         settle: t.settle(),
@@ -375,4 +391,18 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     );
     print_summary(&summary, args.json);
     Ok(ExitCode::from(summary.stop_reason.exit_code()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_win_tile;
+
+    #[test]
+    fn win_tile_is_a_power_of_two_from_4() {
+        assert_eq!(parse_win_tile("64"), Ok(64));
+        assert_eq!(parse_win_tile("4"), Ok(4));
+        for bad in ["2", "0", "96", "-64", "x"] {
+            assert!(parse_win_tile(bad).is_err(), "{bad}");
+        }
+    }
 }

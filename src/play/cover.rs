@@ -31,7 +31,7 @@ pub trait GameUi {
     /// The board was found at `grid` (image pixels): watch it, and click there for focus.
     fn board_found(&mut self, _grid: Rect) {}
     /// What is above the game now.
-    fn cover(&mut self, _board_has_2048: bool) -> Cover {
+    fn cover(&mut self, _board_has_win_tile: bool) -> Cover {
         Cover::Nothing
     }
     /// Closes the game's win dialog (gnome-2048: Escape, sent only to that dialog).
@@ -54,13 +54,14 @@ pub trait GameUi {
     }
 }
 
-/// Settles, mapping a covered game to what covers it (`has_2048` tells a win dialog apart).
+/// Settles, mapping a covered game to what covers it (`has_win_tile`: the board holds the win
+/// tile or is about to, which tells a win dialog apart).
 pub(super) fn settle_frame<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     opts: &SettleOptions,
-    has_2048: bool,
+    has_win_tile: bool,
 ) -> Result<capture::Settled, (CaptureError, Cover)> {
-    settle_frame_until(game, opts, has_2048, &mut |_| false)
+    settle_frame_until(game, opts, has_win_tile, &mut |_| false)
 }
 
 /// As [`settle_frame`], with an early-accept check (see [`capture::settle::settle_until`]). A
@@ -68,13 +69,13 @@ pub(super) fn settle_frame<T: FrameSource + KeySink + GameUi>(
 pub(super) fn settle_frame_until<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     opts: &SettleOptions,
-    has_2048: bool,
+    has_win_tile: bool,
     accept: &mut dyn FnMut(&Frame) -> bool,
 ) -> Result<capture::Settled, (CaptureError, Cover)> {
     match capture::settle::settle_until(game, opts, accept) {
         Ok(s) => Ok(s),
         Err(e @ CaptureError::Occluded(_)) => {
-            let c = game.cover(has_2048);
+            let c = game.cover(has_win_tile);
             if matches!(c, Cover::OtherWindow(_)) && game.uncover() {
                 return capture::settle::settle_until(game, opts, accept)
                     .map_err(|e| (e, Cover::Nothing));

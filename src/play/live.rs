@@ -57,13 +57,13 @@ impl LiveGame {
         })
     }
 
-    fn classify(&self, w: &crate::capture::x11::ClientWindow, has_2048: bool) -> Cover {
+    fn classify(&self, w: &crate::capture::x11::ClientWindow, has_win_tile: bool) -> Cover {
         let game = self.src.info();
         let same_app = w.class == game.class && !w.class.is_empty();
         if same_app {
             if GAME_OVER_TITLES.contains(&w.title.as_str()) {
                 Cover::GameOverDialog(w.title.clone())
-            } else if (w.title.is_empty() || w.title == QT_WIN_TITLE) && has_2048 {
+            } else if (w.title.is_empty() || w.title == QT_WIN_TITLE) && has_win_tile {
                 Cover::WinDialog(w.title.clone())
             } else {
                 Cover::GameDialog(w.title.clone())
@@ -138,14 +138,14 @@ impl GameUi for LiveGame {
         self.keys.set_click_point(Some(centre));
     }
 
-    fn cover(&mut self, has_2048: bool) -> Cover {
+    fn cover(&mut self, has_win_tile: bool) -> Cover {
         match self.src.windows_above() {
             Ok(above) => match above.last() {
                 // a game dialog anywhere above wins over other windows
                 Some(_) => {
                     let mut best = Cover::Nothing;
                     for w in above.iter().rev() {
-                        let c = self.classify(w, has_2048);
+                        let c = self.classify(w, has_win_tile);
                         if !matches!(c, Cover::OtherWindow(_)) {
                             return c;
                         }

@@ -74,8 +74,11 @@ pub const DEFAULT_EARLY_MS: u64 = 5;
 /// Knobs of [`play`].
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
-    /// What to do at 2048.
+    /// What to do at the win tile.
     pub on_win: OnWin,
+    /// The tile value at which the game shows its win screen: [`WIN_TILE`] (2048), or
+    /// gnome-2048's `target-value` setting (a power of two from 4).
+    pub win_tile: u64,
     /// Stop when a tile of this value appears.
     pub goal: Option<u64>,
     /// Stop after this many moves.
@@ -109,6 +112,7 @@ impl Default for PlayConfig {
     fn default() -> Self {
         PlayConfig {
             on_win: OnWin::Continue,
+            win_tile: WIN_TILE,
             goal: None,
             max_moves: None,
             settle: SettleOptions {

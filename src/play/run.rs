@@ -9,7 +9,7 @@ use super::start::{self, Start};
 use super::stop::{cover_stop, Stop, StopReason};
 use super::summary::{Summary, Tally};
 use super::turn::{self, Accepted, Planned, Reference, Turn};
-use super::win::{self, OnWin, WinState, WIN_TILE};
+use super::win::{self, OnWin, WinState};
 use super::{grid_rect, PlayConfig, SolverFor};
 use crate::capture::{settle::region_hash, FrameSource, Rect, SettleOptions};
 use crate::engine::{AnyBoard, Position};
@@ -131,7 +131,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
     if start.reading.status == BoardStatus::Won && run.cfg.on_win == OnWin::Continue {
         pass_win(game, reader, run, &board, grid)?;
     }
-    let mut win = WinState::at_start(&board);
+    let mut win = WinState::at_start(&board, run.cfg.win_tile);
     let mut clock = AnimationClock::default();
     loop {
         run.progress();
@@ -161,8 +161,8 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
         if let Some(r) = report {
             pondered(run, &r, &mut line);
         }
-        if !win.has_2048 && board.max_value() >= WIN_TILE {
-            win.has_2048 = true;
+        if win.made_by(board.max_value()) {
+            win.has_win_tile = true;
             if let Some(s) = passed_win(game, reader, run, &mut win, &board, &opts, grid)? {
                 here.hash = s.hash;
                 here.frame = s.frame;
@@ -170,7 +170,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
             if run.cfg.on_win == OnWin::Stop {
                 let stop = Stop::new(
                     StopReason::Won,
-                    "the 2048 tile is on the board (--on-win stop)",
+                    format!("the {} tile is on the board (--on-win stop)", win.tile),
                 );
                 return Err(stop_here(run, &here, line, stop));
             }
@@ -335,7 +335,7 @@ fn pass_win<T: FrameSource + KeySink + GameUi>(
     Ok(())
 }
 
-/// The first 2048 is on the mirror's `board`: with `--on-win continue` and the win screen not
+/// The first win tile is on the mirror's `board`: with `--on-win continue` and the win screen not
 /// passed yet, passes it and returns the frame after it (the new reference); otherwise `None`.
 fn passed_win<T: FrameSource + KeySink + GameUi>(
     game: &mut T,

@@ -12,7 +12,7 @@ use super::mirror::{self, Mismatch, ReadGrid, Verdict};
 use super::run::Run;
 use super::step::{End, Event, Limits, MoveStep, State};
 use super::stop::{cover_stop, gone_or, input_stop, Stop, StopReason};
-use super::win::{self, WinDialog, WinState, WIN_TILE};
+use super::win::{self, WinDialog, WinState};
 use super::{read_frame, read_grid};
 use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
 use crate::engine::{AnyBoard, Move, Position};
@@ -231,7 +231,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
         ..t.opts.clone()
     };
     let began = Instant::now();
-    let coming_2048 = win.has_2048 || t.plan.after.max_value() >= WIN_TILE;
+    let coming_2048 = win.has_win_tile || t.plan.after.max_value() >= win.tile;
     let mut early = |f: &Frame| reads_as_spawn(reader, f, t.plan);
     let s = match settle_frame_until(game, &opts, coming_2048, &mut early) {
         Ok(s) => s,
@@ -329,7 +329,7 @@ fn win_dialog<T: FrameSource + KeySink + GameUi>(
             Ok(Event::DialogClosed)
         }
         WinDialog::StopWon => {
-            // the dialog proves the key made the 2048: the move counts, and its new tile
+            // the dialog proves the key made the win tile: the move counts, and its new tile
             // (under the dialog) is the one thing the mirror does not know
             run.tally.moves += 1;
             run.tally.score += plan.gained;
@@ -337,7 +337,8 @@ fn win_dialog<T: FrameSource + KeySink + GameUi>(
             Err(Stop::new(
                 StopReason::Won,
                 format!(
-                    "the 2048 tile is on the board and the game shows its win dialog `{title}` (--on-win stop); the new tile under the dialog was not read"
+                    "the {} tile is on the board and the game shows its win dialog `{title}` (--on-win stop); the new tile under the dialog was not read",
+                    win.tile
                 ),
             ))
         }
@@ -404,14 +405,14 @@ fn end_stop<T: FrameSource>(
 }
 
 /// How the game ended by itself when the board stays exactly the afterstate of `plan` (no new
-/// tile, read again until past the game's spawn time): the move made the first 2048 (or the
-/// goal tile), so the game stopped at its goal: won; or every new tile the game could add would
+/// tile, read again until past the game's spawn time): the move made the first win tile (2048 or
+/// `--win-tile`) or the goal tile, so the game stopped at its goal: won; or every new tile the game could add would
 /// leave no legal move, so it ended there: game over. Either way the move counts and the mirror
 /// is the afterstate. `None`: neither, a desync.
 fn ended_by_itself(run: &mut Run<'_>, plan: &Planned, win: &WinState) -> Option<Stop> {
     let after = plan.after;
     let top = after.max_value();
-    let won = (!win.has_2048 && top >= WIN_TILE) || run.cfg.goal.is_some_and(|g| top >= g);
+    let won = win.made_by(top) || run.cfg.goal.is_some_and(|g| top >= g);
     let dead = || {
         after.empties().all(|i| {
             [1, 2]

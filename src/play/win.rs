@@ -1,4 +1,5 @@
-//! The 2048 tile: [`OnWin`], what has been seen of the win ([`WinState`]), and passing each
+//! The win tile (2048, or gnome-2048's `target-value`, given as `--win-tile`): [`OnWin`], what
+//! has been seen of the win ([`WinState`]), and passing each
 //! game's win screen with `--on-win continue`: the web game's "You win!" overlay (click "Keep
 //! going" after checking its colour where it should be), gnome-2048's untitled dialog and
 //! 2048-qt's "You Win" box (closed through [`GameUi::close_win_dialog`], only to that dialog).
@@ -13,10 +14,11 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// The tile that wins (2048), on every board shape.
+/// The tile that wins by default (2048), on every board shape: the web game's and 2048-qt's,
+/// and gnome-2048's unless its `target-value` setting says otherwise (`--win-tile`).
 pub const WIN_TILE: u64 = 2048;
 
-/// What to do at 2048.
+/// What to do at the win tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OnWin {
@@ -29,20 +31,31 @@ pub enum OnWin {
 /// What the loop knows of the win.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct WinState {
-    /// The mirror's board holds a [`WIN_TILE`] (or more).
-    pub has_2048: bool,
+    /// The tile value at which the game shows its win screen (a power of two, [`WIN_TILE`]
+    /// unless `--win-tile` says otherwise).
+    pub tile: u64,
+    /// The mirror's board holds a tile of [`WinState::tile`] (or more).
+    pub has_win_tile: bool,
     /// The game's win screen was passed (or the game started past it).
     pub passed: bool,
 }
 
 impl WinState {
-    /// The state at the start board `board`: a game that already holds 2048 is past its win.
-    pub fn at_start(board: &AnyBoard) -> WinState {
-        let has = board.max_value() >= WIN_TILE;
+    /// The state at the start board `board` for the win tile `tile` (a value): a game that
+    /// already holds it is past its win.
+    pub fn at_start(board: &AnyBoard, tile: u64) -> WinState {
+        let has = board.max_value() >= tile;
         WinState {
-            has_2048: has,
+            tile,
+            has_win_tile: has,
             passed: has,
         }
+    }
+
+    /// True when a board whose largest tile is `max` (a value) makes the win tile for the first
+    /// time.
+    pub fn made_by(&self, max: u64) -> bool {
+        !self.has_win_tile && max >= self.tile
     }
 }
 
@@ -50,9 +63,9 @@ impl WinState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum WinDialog {
     /// Close it and read again (`--on-win continue`, not passed yet: gnome-2048 opens its
-    /// dialog as soon as the 2048 tile lands, before the frame is read).
+    /// dialog as soon as the win tile lands, before the frame is read).
     Close,
-    /// Stop with `won`, the move counted (`--on-win stop`, and this move makes the 2048).
+    /// Stop with `won`, the move counted (`--on-win stop`, and this move makes the win tile).
     StopWon,
     /// Anything else: the dialog is a cover like any other.
     Cover,
@@ -62,7 +75,7 @@ pub(super) enum WinDialog {
 pub(super) fn on_win_dialog(on_win: OnWin, win: WinState, after_max: u64) -> WinDialog {
     match on_win {
         OnWin::Continue if !win.passed => WinDialog::Close,
-        OnWin::Stop if !win.has_2048 && after_max >= WIN_TILE => WinDialog::StopWon,
+        OnWin::Stop if win.made_by(after_max) => WinDialog::StopWon,
         _ => WinDialog::Cover,
     }
 }
@@ -98,7 +111,7 @@ pub(super) fn close_dialog<T: GameUi>(game: &mut T, title: &str) -> Result<(), S
     })
 }
 
-/// After the 2048 tile appeared with `--on-win continue`: waits for the game's win UI (the web
+/// After the win tile appeared with `--on-win continue`: waits for the game's win UI (the web
 /// overlay fades in 1.2–2 s after the move; gnome-2048 opens a dialog) and passes it, until the
 /// board read equals `board` (the mirror). `Ok` once passed.
 ///
@@ -183,7 +196,8 @@ mod tests {
     #[test]
     fn a_win_dialog_during_a_move_is_closed_once_or_stops_the_move_that_makes_2048() {
         let fresh = WinState {
-            has_2048: false,
+            tile: 2048,
+            has_win_tile: false,
             passed: false,
         };
         assert_eq!(
@@ -191,7 +205,8 @@ mod tests {
             WinDialog::Close
         );
         let passed = WinState {
-            has_2048: true,
+            tile: 2048,
+            has_win_tile: true,
             passed: true,
         };
         assert_eq!(
@@ -211,14 +226,30 @@ mod tests {
     fn a_game_that_starts_past_2048_has_passed_its_win() {
         let b = AnyBoard::from_rows(&[vec![2048, 2, 0, 0, 0], vec![0; 5], vec![0; 5]]).unwrap();
         assert_eq!(
-            WinState::at_start(&b),
+            WinState::at_start(&b, 2048),
             WinState {
-                has_2048: true,
+                tile: 2048,
+                has_win_tile: true,
                 passed: true
             }
         );
         let b = AnyBoard::from_rows(&[vec![1024, 2, 0], vec![0; 3], vec![0; 3]]).unwrap();
-        assert!(!WinState::at_start(&b).passed);
+        assert!(!WinState::at_start(&b, 2048).passed);
+    }
+
+    #[test]
+    fn a_low_win_tile_wins_at_its_own_value() {
+        // gnome-2048 with target-value 64 on 3x3: its dialog comes at the first 64
+        let b = AnyBoard::from_rows(&[vec![32, 2, 0], vec![0; 3], vec![0; 3]]).unwrap();
+        let w = WinState::at_start(&b, 64);
+        assert!(!w.passed && !w.has_win_tile);
+        assert!(!w.made_by(32));
+        assert!(w.made_by(64));
+        assert_eq!(on_win_dialog(OnWin::Stop, w, 64), WinDialog::StopWon);
+        assert_eq!(on_win_dialog(OnWin::Stop, w, 32), WinDialog::Cover);
+        assert_eq!(on_win_dialog(OnWin::Continue, w, 64), WinDialog::Close);
+        let b = AnyBoard::from_rows(&[vec![128, 2, 0], vec![0; 3], vec![0; 3]]).unwrap();
+        assert!(WinState::at_start(&b, 64).passed, "started past its 64");
     }
 
     #[test]

@@ -339,14 +339,19 @@ pub struct Aco<P, E> {
     _board: PhantomData<fn() -> P>,
 }
 
+/// An ant's game checks the deadline every this many moves (a move on 9×9 costs about a
+/// microsecond or more: four afterstates evaluated).
+const DEADLINE_CHECK_MOVES: usize = 16;
+
 impl<P: Position, E: Evaluator<P>> Aco<P, E> {
     /// A solver for boards of `shape` with `options`, scoring with `eval`. Allocates the
     /// pheromone table once (2^`table_bits` entries of 32 bytes).
     ///
     /// The budget of each decision ([`Budget`]): `work` = iterations; `time` = a wall-clock
     /// limit, checked before each ant; with `time` alone the iterations go on until it is spent;
-    /// with neither, `options.iterations`. The first ant always completes; an iteration cut
-    /// short still lets its best ant deposit. The stop flag is polled with the time.
+    /// with neither, `options.iterations`. The first ant always makes at least its root move
+    /// (an ant's game is cut at the deadline); an iteration cut short still lets its best ant
+    /// deposit. The stop flag is polled with the time.
     pub fn new(shape: Shape, options: AcoOptions, eval: E) -> Aco<P, E> {
         Aco {
             shape,
@@ -378,8 +383,10 @@ impl<P: Position, E: Evaluator<P>> Aco<P, E> {
     }
 
     /// One ant's game from `root` at iteration `now`, recorded in `self.path`; its points and
-    /// moves.
-    fn walk(&mut self, root: P, now: u32) -> (u64, u64) {
+    /// moves. The game ends at its end, at `options.length` moves, or at `deadline` (checked
+    /// every [`DEADLINE_CHECK_MOVES`] moves: a game to the end on 9×9 lasts thousands of moves,
+    /// seconds, far past a 20 ms budget).
+    fn walk(&mut self, root: P, now: u32, deadline: Option<Instant>) -> (u64, u64) {
         self.path.clear();
         let (alpha, beta) = (self.options.alpha, self.options.beta);
         let mut board = root;
@@ -387,6 +394,13 @@ impl<P: Position, E: Evaluator<P>> Aco<P, E> {
         loop {
             let limit = self.options.length as usize;
             if limit > 0 && self.path.len() >= limit {
+                break;
+            }
+            let n = self.path.len();
+            if n > 0
+                && n.is_multiple_of(DEADLINE_CHECK_MOVES)
+                && deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 break;
             }
             let after = board.afterstates();
@@ -465,7 +479,7 @@ impl<P: Position, E: Evaluator<P>> Aco<P, E> {
                     }
                     break 'iterations;
                 }
-                let (points, moves) = self.walk(board, it);
+                let (points, moves) = self.walk(board, it, deadline);
                 nodes += moves;
                 total += points;
                 ants += 1;
@@ -682,6 +696,24 @@ mod tests {
             "{:?}",
             d.values
         );
+    }
+
+    #[test]
+    fn a_time_budget_cuts_the_ants_games_on_9x9() {
+        // Two tiles on an empty 9x9: an ant's game to the end lasts thousands of moves (before
+        // the deadline was checked inside the game, one decision at 20 ms took seconds).
+        let shape = Shape::new(9, 9).unwrap();
+        let mut values = vec![0u64; 81];
+        values[0] = 2;
+        values[40] = 4;
+        let board = GridBoard::from_values(shape, &values).unwrap();
+        let mut s = Aco::<GridBoard, _>::new(shape, options(1), RowHeuristic::new());
+        let t = Instant::now();
+        let d = s.decide_on(board, &Budget::millis(20));
+        let spent = t.elapsed();
+        assert!(d.best.is_some());
+        // 20 ms plus one check interval of moves; generous for a loaded machine
+        assert!(spent.as_millis() < 500, "{spent:?}");
     }
 
     #[test]

@@ -22,6 +22,10 @@ const MIN_GAP_FILL: f32 = 0.05;
 const MIN_CORR: f32 = 0.6;
 /// ...and cells at most this share of the gaps' fill.
 const MAX_CELL_RATIO: f32 = 0.25;
+/// Most a cell's width may differ from its height, either way (width / height or height /
+/// width): gnome-2048 stretches its cells to the window, so a board of 3 columns and 9 rows in a
+/// near-square window has cells about 3 times as tall as wide.
+const MAX_CELL_ASPECT: f32 = 3.5;
 /// Candidate components examined per colour (largest first).
 const MAX_CANDIDATES: usize = 6;
 
@@ -516,7 +520,7 @@ fn fit_box(
         .filter(valid)
         .or_else(|| fit_peaks(&rowf, &rc).filter(valid))?;
     let aspect = fx.size as f32 / fy.size as f32;
-    if !(0.7..=1.43).contains(&aspect) {
+    if !(1.0 / MAX_CELL_ASPECT..=MAX_CELL_ASPECT).contains(&aspect) {
         return None;
     }
     let variant = (1..=variants).max_by_key(|&i| votes[i]).unwrap_or(1) - 1;
@@ -607,6 +611,48 @@ mod tests {
             assert_eq!(r.y, 21 + gap);
             assert_eq!(r.cell_width as u32, cell);
             assert_eq!(r.pitch_x as u32, cell + gap);
+        }
+    }
+
+    /// Draws `rows x cols` cells of `cw x ch` px with `gap` px gaps at (ox, oy).
+    fn board_rc(rows: u32, cols: u32, cw: u32, ch: u32, gap: u32, ox: u32, oy: u32) -> RgbaImage {
+        let mut img = RgbaImage::from_pixel(640, 680, image::Rgba([250, 248, 239, 255]));
+        let (w, h) = (cols * cw + (cols + 1) * gap, rows * ch + (rows + 1) * gap);
+        for y in oy..oy + h {
+            for x in ox..ox + w {
+                img.put_pixel(x, y, image::Rgba([187, 173, 160, 255]));
+            }
+        }
+        for r in 0..rows {
+            for c in 0..cols {
+                let x = ox + gap + c * (cw + gap);
+                let y = oy + gap + r * (ch + gap);
+                for yy in y..y + ch {
+                    for xx in x..x + cw {
+                        img.put_pixel(xx, yy, image::Rgba([205, 193, 180, 255]));
+                    }
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn finds_grids_of_non_square_cells() {
+        // gnome-2048's stretched cells: 5 rows x 3 columns of 186x108, 3 x 9 of 55x186.
+        for (rows, cols, cw, ch, gap) in [
+            (5u32, 3u32, 186u32, 108u32, 10u32),
+            (3, 5, 108, 186, 10),
+            (3, 9, 55, 186, 10),
+            (9, 3, 186, 55, 10),
+        ] {
+            let img = board_rc(rows, cols, cw, ch, gap, 11, 31);
+            let fit = find_grid(&img, &[Rgb([187, 173, 160])], 4, None).expect("grid");
+            let r = fit.rect;
+            assert_eq!((r.rows, r.cols), (rows as usize, cols as usize));
+            assert_eq!((r.x, r.y), (11 + gap, 31 + gap));
+            assert_eq!((r.cell_width as u32, r.cell_height as u32), (cw, ch));
+            assert_eq!((r.pitch_x as u32, r.pitch_y as u32), (cw + gap, ch + gap));
         }
     }
 
