@@ -21,6 +21,7 @@
 //! chain (a [`CaptureError`], a [`SolverError`], a [`ProfileError`], a [`UsageError`]); anything
 //! else is [`ERROR`].
 use crate::capture::CaptureError;
+use crate::sim::compare::CompareError;
 use crate::solver::SolverError;
 use crate::vision::ProfileError;
 
@@ -94,7 +95,13 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
                 _ => ERROR,
             };
         }
-        if let Some(e) = cause.downcast_ref::<SolverError>() {
+        let solver_error = cause.downcast_ref::<SolverError>().or_else(|| {
+            match cause.downcast_ref::<CompareError>() {
+                Some(CompareError::Solver(e)) => Some(e),
+                _ => None,
+            }
+        });
+        if let Some(e) = solver_error {
             return match e {
                 // the user named something that does not exist or cannot be combined
                 SolverError::UnknownSolver { .. }

@@ -199,8 +199,6 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
             Some(e) => e.parse().with_context(|| format!("--compare {name}"))?,
             None => default_evaluation.clone(),
         };
-        // built once now, so that a solver that cannot play this board is a usage error
-        registry::build(solver_name, &template).with_context(|| format!("solver {name}"))?;
         entrants.push(Entrant {
             name,
             solver_name: solver_name.to_string(),
