@@ -62,6 +62,9 @@ const GROUP_WIDTH: f64 = 0.8;
 const MIN_TILES: u32 = 4;
 /// The most tiles of the reach panel.
 const MAX_TILES: u32 = 10;
+/// The most runs of a box plot whose medians are written beside their boxes (more would
+/// overlap the next box; the table has them).
+const MAX_MEDIAN_LABELS: usize = 5;
 /// The most bars of a reach panel that get a percentage above them.
 const MAX_LABELLED_BARS: usize = 24;
 
@@ -304,7 +307,7 @@ fn tile_label(t: u64) -> String {
 }
 
 /// The band above the panels: the solver and its budget (several: each with its colour, the
-/// chart's legend), then board, games and seed.
+/// chart's legend, on one or two lines), then board, games and seed.
 fn caption(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
     config: &SimConfig,
@@ -312,66 +315,110 @@ fn caption(
 ) -> Result<(), ChartError> {
     let centre = Pos::new(HPos::Center, VPos::Top);
     let x = (WIDTH / 2) as i32;
-    let games = if let [run] = runs {
+    let (games, sub_y) = if let [run] = runs {
         area.draw(&Text::new(
             format!("{} · {}", run.name, run.budget),
             (x, 14),
             (FONT, 28).into_font().color(&INK).pos(centre),
         ))?;
-        games(config.games as usize)
+        (games(config.games as usize), 52)
     } else {
-        legend(area, runs)?;
-        format!("{} games per solver on the same seeds", config.games)
+        let bottom = legend(area, runs)?;
+        let games = format!("{} games per solver on the same seeds", config.games);
+        (games, bottom + 6)
     };
     let sub = format!("{} board · {games} · seed {}", config.shape, config.seed);
     area.draw(&Text::new(
         sub,
-        (x, 52),
+        (x, sub_y),
         (FONT, 19).into_font().color(&MUTED).pos(centre),
     ))?;
     Ok(())
 }
 
-/// The title line of a comparison: a colour swatch and "solver (budget)" per run, centred, in
-/// the largest font size that fits the width.
+/// Width of a legend entry's colour swatch, pixels.
+const SWATCH: i32 = 18;
+/// Gap between a swatch and its text, pixels.
+const SWATCH_GAP: i32 = 8;
+/// Space between two legend entries on a line, pixels.
+const ENTRY_SPACE: i32 = 36;
+/// Height the legend may take in the caption band (the rest is the subtitle), pixels.
+const LEGEND_H: i32 = 52;
+/// Widest a legend line may be, pixels.
+const LEGEND_W: i32 = WIDTH as i32 - 40;
+
+/// Packs legend entries whose texts are `widths` pixels wide into lines of at most `max`
+/// pixels, in order: the indices of each line's entries. An entry wider than `max` gets a line
+/// of its own.
+fn legend_lines(widths: &[i32], max: i32) -> Vec<Vec<usize>> {
+    let mut lines: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for (i, w) in widths.iter().enumerate() {
+        let entry = SWATCH + SWATCH_GAP + w;
+        match lines.last_mut() {
+            Some(line) if used + ENTRY_SPACE + entry <= max => {
+                line.push(i);
+                used += ENTRY_SPACE + entry;
+            }
+            _ => {
+                lines.push(vec![i]);
+                used = entry;
+            }
+        }
+    }
+    lines
+}
+
+/// The title of a comparison: a colour swatch and "solver (budget)" per run, on centred lines,
+/// in the largest font size (28 to 12 px) whose lines fit the width and [`LEGEND_H`]; returns
+/// the legend's bottom, pixels from the band's top.
 fn legend(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
     runs: &[SolverRun],
-) -> Result<(), ChartError> {
-    const SWATCH: i32 = 18;
-    const GAP: i32 = 8;
-    const SPACE: i32 = 36;
+) -> Result<i32, ChartError> {
     let texts: Vec<String> = runs
         .iter()
         .map(|r| format!("{} ({})", r.name, r.budget))
         .collect();
     let mut size = 28;
-    let (widths, style) = loop {
+    let (widths, lines, style) = loop {
         let style = (FONT, size).into_font().color(&INK);
         let widths = texts
             .iter()
             .map(|t| Ok(area.estimate_text_size(t, &style)?.0 as i32))
             .collect::<Result<Vec<i32>, ChartError>>()?;
-        let total: i32 = widths.iter().map(|w| w + SWATCH + GAP + SPACE).sum::<i32>() - SPACE;
-        if total <= WIDTH as i32 - 40 || size <= 16 {
-            break (widths, style);
+        let lines = legend_lines(&widths, LEGEND_W);
+        if lines.len() as i32 * (size + 8) <= LEGEND_H || size <= 12 {
+            break (widths, lines, style);
         }
         size -= 2;
     };
-    let total: i32 = widths.iter().map(|w| w + SWATCH + GAP + SPACE).sum::<i32>() - SPACE;
-    let mut x = (WIDTH as i32 - total).max(0) / 2;
-    let y = 30;
+    let line_h = size + 8;
+    let top = 6;
     let left = Pos::new(HPos::Left, VPos::Center);
-    for (i, (text, w)) in texts.into_iter().zip(widths).enumerate() {
-        let colour = rgb(solver_colour(i));
-        area.draw(&Rectangle::new(
-            [(x, y - SWATCH / 2), (x + SWATCH, y + SWATCH / 2)],
-            colour.filled(),
-        ))?;
-        area.draw(&Text::new(text, (x + SWATCH + GAP, y), style.pos(left)))?;
-        x += SWATCH + GAP + w + SPACE;
+    for (l, line) in lines.iter().enumerate() {
+        let total: i32 = line
+            .iter()
+            .map(|&i| SWATCH + SWATCH_GAP + widths[i] + ENTRY_SPACE)
+            .sum::<i32>()
+            - ENTRY_SPACE;
+        let mut x = (WIDTH as i32 - total).max(0) / 2;
+        let y = top + line_h * l as i32 + line_h / 2;
+        for &i in line {
+            area.draw(&Rectangle::new(
+                [(x, y - SWATCH / 2), (x + SWATCH, y + SWATCH / 2)],
+                rgb(solver_colour(i)).filled(),
+            ))?;
+            let text = Text::new(
+                texts[i].as_str(),
+                (x + SWATCH + SWATCH_GAP, y),
+                style.pos(left),
+            );
+            area.draw(&text)?;
+            x += SWATCH + SWATCH_GAP + widths[i] + ENTRY_SPACE;
+        }
     }
-    Ok(())
+    Ok(top + line_h * lines.len() as i32)
 }
 
 /// The nice bin width nearest to `raw` (by ratio): 1, 2 or 5 times a power of ten, at least 1.
@@ -467,6 +514,30 @@ fn score_histogram(
     Ok(())
 }
 
+/// The font size of the box plot's solver names, pixels: 15, or less (down to 11) when the
+/// longest name is wider than its share of the panel's width.
+fn category_label_size(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    names: &[String],
+    n: usize,
+) -> Result<u32, ChartError> {
+    let share = (WIDTH * 11 / 20 - 110) / n.max(1) as u32;
+    for size in (11..=15).rev() {
+        let style = (FONT, size).into_font().color(&INK);
+        let widest = names
+            .iter()
+            .map(|t| Ok(area.estimate_text_size(t, &style)?.0))
+            .collect::<Result<Vec<u32>, ChartError>>()?
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        if widest + 6 <= share {
+            return Ok(size);
+        }
+    }
+    Ok(11)
+}
+
 /// Several runs' final scores, a box plot each, with a dot per game.
 fn score_boxes(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
@@ -478,6 +549,7 @@ fn score_boxes(
         .flat_map(|r| r.results.iter().map(|g| g.score as f64))
         .fold(1.0, f64::max);
     let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+    let label_size = category_label_size(area, &names, n)?;
     let x_axis = Ticked::categories(n);
     let mut chart = ChartBuilder::on(area)
         .margin_left(16)
@@ -500,6 +572,7 @@ fn score_boxes(
         .x_label_formatter(&|v| names.get(v.round() as usize).cloned().unwrap_or_default())
         .y_label_formatter(&|v| short(*v))
         .label_style((FONT, 15).into_font().color(&INK))
+        .x_label_style((FONT, label_size).into_font().color(&INK))
         .axis_desc_style((FONT, 17).into_font().color(&INK))
         .draw()?;
     let half = 0.28;
@@ -537,6 +610,9 @@ fn score_boxes(
             [(x - half, median), (x + half, median)],
             INK.stroke_width(3),
         )])?;
+        if n > MAX_MEDIAN_LABELS {
+            continue;
+        }
         chart.draw_series([Text::new(
             format!("median {}", thousands(median)),
             (x + half + 0.03, median),
@@ -725,6 +801,47 @@ mod tests {
         }
         for c in [PALETTE[2], SCORE_COLOUR, REACH_COLOUR] {
             assert_eq!(count(c), 0, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn legend_entries_wrap_onto_lines_that_fit() {
+        // an entry is 18 + 8 + 200 = 226 px, 36 px apart: four take 4 * 226 + 3 * 36 = 1012 px,
+        // five 1274 px, more than 1240
+        assert_eq!(
+            legend_lines(&[200; 6], 1240),
+            vec![vec![0, 1, 2, 3], vec![4, 5]]
+        );
+        assert_eq!(legend_lines(&[100, 100], 1240), vec![vec![0, 1]]);
+        assert_eq!(legend_lines(&[2000, 10], 1240), vec![vec![0], vec![1]]);
+    }
+
+    #[test]
+    fn six_solvers_legend_stays_inside_the_chart() {
+        // the six entries of `sim --compare expectimax,greedy,montecarlo,aco,bfs,ntuple`
+        // once ran off the right edge on one line
+        let names = ["expectimax", "greedy", "montecarlo", "aco", "bfs", "ntuple"];
+        let runs: Vec<SolverRun> = names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let games = (0..6)
+                    .map(|i| game(1000 * (k as u64 + 1) + i, 256))
+                    .collect();
+                let mut r = run(name, games);
+                r.budget = "ignores budgets of 20 ms a move".to_string();
+                r
+            })
+            .collect();
+        let (img, count) = drawn(&runs);
+        let rgb = img.to_rgb8();
+        for y in 0..CAPTION_H {
+            for x in (0..16).chain(WIDTH - 16..WIDTH) {
+                assert_eq!(rgb.get_pixel(x, y).0, [255, 255, 255], "ink at ({x}, {y})");
+            }
+        }
+        for c in &PALETTE[..6] {
+            assert!(count(*c) > 100, "{c:?}: {}", count(*c));
         }
     }
 
