@@ -6,9 +6,10 @@
 //!
 //! The rules (as measured on the real games, see the project notes):
 //! - afterstate + one new 2/4 (`Spawned`): the move counts;
-//! - the old board on the very pixels of the reference frame (the frame before the key): the key
-//!   was dropped (gnome-2048 drops keys while animating): press again, at most `key_retries`
-//!   times, then give up (`KeyNoEffect`);
+//! - the old board on the very pixels of the reference frame (the frame before the key): wait for
+//!   a change once more, up to [`LATE_KEY_MS`] (a key taken but drawn late must not be pressed
+//!   twice); still the same: the key was dropped (gnome-2048 drops keys while animating): press
+//!   again, at most `key_retries` times, then give up (`KeyNoEffect`);
 //! - the old board on other pixels: a frame from inside the animation (a stalled redraw): read
 //!   again, never press again (that could make two moves); but when the reference frame was
 //!   accepted early (its spawned tile may still have been popping), that settled frame becomes the
@@ -22,6 +23,13 @@
 /// Quiet window (ms) that confirms a key had no effect when the frame before it was accepted
 /// early: long enough that a redraw stalled mid-slide is not taken for a dropped key.
 pub const CONFIRM_QUIET_MS: u64 = 300;
+
+/// How long (ms) a key that seems to have had no effect is given to show one before it is
+/// pressed again: a game may take a key and draw it late. The web game on a machine with a
+/// load average of 16 once drew a key more than 600 ms (the settle's own wait for a change)
+/// after it was pressed; pressing again made two moves of one (a desync at move 9056 of a
+/// whole game). A dropped key (gnome-2048 drops keys during its animation) costs this wait once.
+pub const LATE_KEY_MS: u64 = 2000;
 
 /// How far one move's step may go before giving up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +122,7 @@ pub struct MoveStep {
     reference: u64,
     reference_early: bool,
     confirm: bool,
+    late_wait: bool,
     presses: u32,
     rereads: u32,
     extra_reads: u32,
@@ -132,6 +141,7 @@ impl MoveStep {
             reference,
             reference_early: early,
             confirm: false,
+            late_wait: false,
             presses: 0,
             rereads: 0,
             extra_reads: 0,
@@ -157,6 +167,16 @@ impl MoveStep {
     pub fn quiet_ms(&self, base: u64) -> u64 {
         if self.confirm {
             base.max(CONFIRM_QUIET_MS)
+        } else {
+            base
+        }
+    }
+
+    /// How long (ms) the next settle waits for a first change: `base`, or at least
+    /// [`LATE_KEY_MS`] while a key that seemed to have no effect is given time to show one.
+    pub fn change_timeout_ms(&self, base: u64) -> u64 {
+        if self.late_wait {
+            base.max(LATE_KEY_MS)
         } else {
             base
         }
@@ -244,6 +264,13 @@ impl MoveStep {
         if hash != self.reference {
             return self.reread_or(End::Stalled);
         }
+        if !self.late_wait {
+            // the game may have taken the key and not drawn it yet: wait longer for a change
+            self.late_wait = true;
+            self.extra_reads += 1;
+            return State::AwaitChange;
+        }
+        self.late_wait = false;
         if self.presses > self.limits.key_retries {
             return State::Ended(End::KeyNoEffect);
         }
@@ -302,15 +329,17 @@ mod tests {
     #[test]
     fn a_dropped_key_is_pressed_again_at_most_key_retries_times() {
         let mut s = MoveStep::new(7, false, LIMITS);
-        let dropped = [Event::Pressed, Event::Unchanged { hash: 7 }];
+        let unchanged = Event::Unchanged { hash: 7 };
+        let dropped = [Event::Pressed, unchanged, unchanged];
         for _ in 0..3 {
-            assert_eq!(drive(&mut s, &dropped), [State::AwaitChange, State::Press]);
+            assert_eq!(
+                drive(&mut s, &dropped),
+                [State::AwaitChange, State::AwaitChange, State::Press]
+            );
         }
         assert_eq!(s.on(Event::Pressed), State::AwaitChange);
-        assert_eq!(
-            s.on(Event::Unchanged { hash: 7 }),
-            State::Ended(End::KeyNoEffect)
-        );
+        assert_eq!(s.on(unchanged), State::AwaitChange);
+        assert_eq!(s.on(unchanged), State::Ended(End::KeyNoEffect));
         // 1 press + key_retries (3) presses again, then no more
         assert_eq!((s.presses(), s.retries()), (4, 3));
         assert_eq!(s.on(Event::Pressed), State::Ended(End::KeyNoEffect));
@@ -324,6 +353,21 @@ mod tests {
             [State::AwaitChange, State::Accepted]
         );
         assert_eq!((s.presses(), s.retries(), s.rereads()), (2, 1, 0));
+    }
+
+    #[test]
+    fn a_key_drawn_late_is_waited_for_not_pressed_twice() {
+        // the first wait for a change ends on the reference pixels; the longer one sees the
+        // spawn: one press, one move
+        let mut s = MoveStep::new(7, false, LIMITS);
+        assert_eq!(s.on(Event::Pressed), State::AwaitChange);
+        assert_eq!(s.change_timeout_ms(600), 600);
+        assert_eq!(s.on(Event::Unchanged { hash: 7 }), State::AwaitChange);
+        assert_eq!(s.changed_from(), Some(7));
+        assert_eq!(s.change_timeout_ms(600), LATE_KEY_MS);
+        assert_eq!(s.change_timeout_ms(5000), 5000, "never shorter than asked");
+        assert_eq!(s.on(Event::Spawned), State::Accepted);
+        assert_eq!((s.presses(), s.retries()), (1, 0));
     }
 
     #[test]
@@ -397,6 +441,7 @@ mod tests {
         assert_eq!(s.quiet_ms(500), 500, "never shorter than asked");
         assert_eq!(s.changed_from(), None);
         // held still on those pixels for the confirm window: the key was dropped
+        assert_eq!(s.on(Event::Unchanged { hash: 8 }), State::AwaitChange);
         assert_eq!(s.on(Event::Unchanged { hash: 8 }), State::Press);
         assert_eq!(s.on(Event::Pressed), State::AwaitChange);
         assert_eq!(

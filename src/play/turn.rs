@@ -142,7 +142,8 @@ fn log_event(run: &mut Run<'_>, plan: &Planned, event: Event, next: State, step:
     let Some(rec) = &mut run.rec else { return };
     let moves = run.tally.moves;
     let e = match next {
-        State::Reread => LogEvent::Reread {
+        // AwaitChange after a wait: the longer wait for a key drawn late
+        State::Reread | State::AwaitChange => LogEvent::Reread {
             moves,
             why: match event {
                 Event::Unreadable { .. } => "unreadable",
@@ -228,6 +229,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
     let opts = SettleOptions {
         changed_from: step.changed_from(),
         quiet_ms: step.quiet_ms(run.cfg.settle.quiet_ms),
+        change_timeout_ms: step.change_timeout_ms(t.opts.change_timeout_ms),
         ..t.opts.clone()
     };
     let began = Instant::now();
@@ -255,17 +257,18 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
     Ok(event)
 }
 
-/// Whether `f` reads as exactly the afterstate plus one new tile (the early accept).
+/// Whether `f` reads as exactly the afterstate plus one new tile that cannot be a tile still
+/// leaving its cell ([`mirror::spawn_could_be_leaving_tile`]): the early accept.
 fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned) -> bool {
     reader
         .read(&f.image)
         .ok()
         .and_then(|r| read_grid(&r).ok())
-        .is_some_and(|g| {
-            matches!(
-                mirror::compare(&plan.before, &plan.after, &g),
-                Verdict::Spawned { .. }
-            )
+        .is_some_and(|g| match mirror::compare(&plan.before, &plan.after, &g) {
+            Verdict::Spawned { cell, value, .. } => {
+                !mirror::spawn_could_be_leaving_tile(&plan.before, cell, value)
+            }
+            _ => false,
         })
 }
 
