@@ -288,7 +288,7 @@ mod tests {
         assert_eq!(describe_budget(ex, &Budget::millis(20)), "20 ms a move");
         assert_eq!(
             describe_budget(ex, &Budget::default()),
-            "default: max(3, distinct tiles - 2) within 20 ms"
+            "default: max(3, distinct tiles - 2) within 20 ms (under 16 cells: as deep as 20 ms allows)"
         );
         assert_eq!(describe_budget(greedy, &both), "ignores budgets");
         let mc = registry::find("montecarlo").unwrap();

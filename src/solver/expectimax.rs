@@ -34,7 +34,7 @@ pub const INFO: SolverInfo = SolverInfo {
     name: "expectimax",
     summary: "expectimax over spawns with a transposition table and a probability cutoff (default)",
     source: "nneonneo/2048-ai (2048.cpp); articles 001 and 002 (depth-2/3 sketches)",
-    work: Some("depth in moves beyond the root move (0 = one ply), at most 12; default: max(3, distinct tiles - 2) within 20 ms; on boards under 16 cells, as deep as 20 ms allows"),
+    work: Some("depth in moves beyond the root move (0 = one ply), at most 12; default: max(3, distinct tiles - 2) within 20 ms (under 16 cells: as deep as 20 ms allows)"),
     uses_evaluation: true,
     options: &[
         OptionInfo {
