@@ -1237,3 +1237,36 @@ mod cli {
         assert!(top.contains("  3  desync") && top.contains("130"), "{top}");
     }
 }
+
+/// A web frame whose bottom row is 2048, 1024, 512 and 256 (all with the glow of tiles from 128
+/// up, tinting the gaps around them): a search of the whole image found only the top 3 rows
+/// (seen at move 1754 of a whole web game; the key's merge pop had covered the gaps, so the
+/// remembered grid was lost). A grid anchored on the frame before, which read as the mirror,
+/// reads it as labelled. Labels read by eye from the two PNGs.
+#[test]
+fn an_anchored_grid_reads_a_board_whose_bottom_row_glows() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/web-glow");
+    let before = load_image(&dir.join("before-down.png")).unwrap();
+    let after = load_image(&dir.join("after-down-bottom-row-glows.png")).unwrap();
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let first = reader.read(&before).unwrap().values();
+    let want_before = vec![
+        vec![0, 2, 2, 4],
+        vec![0, 8, 4, 4],
+        vec![0, 0, 4, 128],
+        vec![2048, 1024, 512, 128],
+    ];
+    assert_eq!(first, Some(want_before));
+    reader.anchor_grid();
+    // the remembered grid lost (as after a pop), then the settled frame
+    reader.forget_grid();
+    let got = reader.read(&after).unwrap();
+    let want_after = vec![
+        vec![0, 2, 0, 0],
+        vec![0, 2, 2, 0],
+        vec![0, 8, 8, 8],
+        vec![2048, 1024, 512, 256],
+    ];
+    assert_eq!((got.grid.rows, got.grid.cols), (4, 4));
+    assert_eq!(got.values(), Some(want_after));
+}

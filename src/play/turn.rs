@@ -295,6 +295,8 @@ fn observe(
     run.last_read = Some(g.clone());
     let event = match mirror::compare(&plan.before, &plan.after, &g) {
         Verdict::Spawned { board, .. } => {
+            // a read that fits the mirror: its grid is the one to come back to
+            reader.anchor_grid();
             seen.next = Some(board);
             Event::Spawned
         }

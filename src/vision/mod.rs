@@ -291,6 +291,8 @@ enum Tracking {
 pub struct Reader {
     profiles: Vec<Prepared>,
     tracking: Tracking,
+    /// A grid the caller confirmed ([`Reader::anchor_grid`]), tried again when tracking is lost.
+    anchor: Option<Tracking>,
     /// Whether to read without a profile when no profile reads the whole board (auto only).
     freeform: bool,
     /// Digit templates of every built-in profile (for reading without a profile).
@@ -330,6 +332,7 @@ impl Reader {
         Reader {
             profiles,
             tracking: Tracking::Lost,
+            anchor: None,
             freeform,
             all_templates: fallback,
         }
@@ -356,9 +359,43 @@ impl Reader {
             .collect()
     }
 
-    /// Forgets the remembered grid: the next read searches the whole image.
+    /// Forgets the remembered grid: the next read searches the whole image (after trying the
+    /// anchor, if any: see [`Reader::anchor_grid`]).
     pub fn forget_grid(&mut self) {
         self.tracking = Tracking::Lost;
+    }
+
+    /// Keeps the remembered grid as the anchor: the grid of a read the caller has confirmed (in
+    /// `play`, a read that fits the mirror). When the remembered grid is later lost (a merge's
+    /// pop covers the gaps, or [`Reader::forget_grid`]) or replaced by one of another shape,
+    /// each read first tries the anchor, and uses it when its gaps show the board colour.
+    /// (A fresh search on the web game once found 3 rows of a 4×4 board: the glow of a bottom
+    /// row of 256 to 2048 tiles tints the gaps around it.)
+    pub fn anchor_grid(&mut self) {
+        if !matches!(self.tracking, Tracking::Lost) {
+            self.anchor = Some(self.tracking);
+        }
+    }
+
+    /// The reading of `img` on the remembered grid `t`, when the frame has the same size and
+    /// the grid's gaps still show the board colour.
+    fn read_tracked(&self, img: &RgbaImage, t: Tracking) -> Option<Reading> {
+        match t {
+            Tracking::Acquired {
+                grid,
+                profile,
+                size,
+            } if size == img.dimensions() => {
+                let p = &self.profiles[profile];
+                verify_grid(img, &grid, p).map(|variant| read_cells(img, grid, p, variant))
+            }
+            Tracking::Freeform { grid, board, size }
+                if size == img.dimensions() && verify_freeform(img, &grid, board) =>
+            {
+                Some(self.read_freeform(img, grid))
+            }
+            _ => None,
+        }
     }
 
     /// The remembered grid, if any.
@@ -377,26 +414,24 @@ impl Reader {
     /// are in [`Reading::issues`] with status [`BoardStatus::Unreadable`] (see
     /// [`Reading::into_values`]).
     pub fn read(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
-        if let Tracking::Acquired {
-            grid,
-            profile,
-            size,
-        } = self.tracking
-        {
-            if size == img.dimensions() {
-                let p = &self.profiles[profile];
-                if let Some(variant) = verify_grid(img, &grid, p) {
-                    return Ok(read_cells(img, grid, p, variant));
+        if let Some(anchor) = self.anchor {
+            let shape = |t: Tracking| match t {
+                Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
+                    Some((grid.rows, grid.cols))
+                }
+                Tracking::Lost => None,
+            };
+            if shape(self.tracking) != shape(anchor) {
+                if let Some(reading) = self.read_tracked(img, anchor) {
+                    self.tracking = anchor;
+                    return Ok(reading);
                 }
             }
-            self.tracking = Tracking::Lost;
         }
-        if let Tracking::Freeform { grid, board, size } = self.tracking {
-            if size == img.dimensions() && verify_freeform(img, &grid, board) {
-                return Ok(self.read_freeform(img, grid));
-            }
-            self.tracking = Tracking::Lost;
+        if let Some(reading) = self.read_tracked(img, self.tracking) {
+            return Ok(reading);
         }
+        self.tracking = Tracking::Lost;
         // Best = most cells read, then highest total confidence, then best grid fit.
         let mut best: Option<(usize, (usize, f32, f32), Reading)> = None;
         for (i, p) in self.profiles.iter().enumerate() {
