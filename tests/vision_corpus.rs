@@ -218,7 +218,8 @@ fn real_games_read_at_100_percent_with_their_profile() {
 /// the image) and every cell as its label says. The shots are in `gnome-2048-sizes/`, beside
 /// the 4x4 ones that the built-in profile is calibrated from: each was saved by `bot2048 read
 /// --window "GNOME 2048" --save` from `scripts/games.sh` with `SIZE=` (gnome-2048's columns x
-/// rows), after `bot2048 play --max-moves 40`.
+/// rows), after `bot2048 play --max-moves 40`; the two 3 x 9 shots are frames of `bot2048 play
+/// --record` (one from its desync dump, before tiles whose digits are clipped read).
 #[test]
 fn gnome_non_square_boards_read_with_their_shape() {
     let cases = [
@@ -227,6 +228,9 @@ fn gnome_non_square_boards_read_with_their_shape() {
         ("gnome-2048-11-3x5-played-40-moves", (3, 5)),
         ("gnome-2048-12-6x4-played-40-moves", (6, 4)),
         ("gnome-2048-13-9x3-played-40-moves", (9, 3)),
+        // 3 rows x 9 columns: cells 55 px wide, digits of 16 and up clipped at the cells' sides
+        ("gnome-2048-14-3x9-16-clipped", (3, 9)),
+        ("gnome-2048-15-3x9-played-100-moves", (3, 9)),
     ];
     for choice in [
         ProfileChoice::Auto,
