@@ -218,7 +218,8 @@ fn real_games_read_at_100_percent_with_their_profile() {
 /// the image) and every cell as its label says. The shots are in `gnome-2048-sizes/`, beside
 /// the 4x4 ones that the built-in profile is calibrated from: each was saved by `bot2048 read
 /// --window "GNOME 2048" --save` from `scripts/games.sh` with `SIZE=` (gnome-2048's columns x
-/// rows), after `bot2048 play --max-moves 40`.
+/// rows), after `bot2048 play --max-moves 40`; the two 3 x 9 shots are frames of `bot2048 play
+/// --record` (one from its desync dump, before tiles whose digits are clipped read).
 #[test]
 fn gnome_non_square_boards_read_with_their_shape() {
     let cases = [
@@ -227,6 +228,9 @@ fn gnome_non_square_boards_read_with_their_shape() {
         ("gnome-2048-11-3x5-played-40-moves", (3, 5)),
         ("gnome-2048-12-6x4-played-40-moves", (6, 4)),
         ("gnome-2048-13-9x3-played-40-moves", (9, 3)),
+        // 3 rows x 9 columns: cells 55 px wide, digits of 16 and up clipped at the cells' sides
+        ("gnome-2048-14-3x9-16-clipped", (3, 9)),
+        ("gnome-2048-15-3x9-played-100-moves", (3, 9)),
     ];
     for choice in [
         ProfileChoice::Auto,
@@ -539,15 +543,55 @@ fn scaled_real_screenshots_read_the_same() {
     }
 }
 
-/// Issue 12: a board drawn without gaps between its cells (a flat theme whose tiles touch) is
-/// read as labelled or refused with a reason, never read as another board. The boards are drawn
-/// here from a labelled gnome-2048 shot: its 16 cells (where the reader finds them on the
-/// original) pasted edge to edge, with the board colour as a frame around them, or with no frame
-/// on a white page, or on the page colour of the web game; and each of these flat, the board
-/// colour left in the cells' rounded corners painted over with the cell's own colour (square
-/// tiles that touch: nothing of the board colour is left between them).
-#[test]
-fn boards_without_gaps_are_read_as_labelled_or_refused() {
+/// A board drawn without gaps from a labelled gnome-2048 shot: the shot's cells (where the
+/// reader finds them on the original) pasted edge to edge, cell `(r, c)` of the new board being
+/// the shot's cell `layout[r][c]`; `frame` pixels of `page` colour around them, all on the web
+/// game's page colour; `flat`: the board colour left in the cells' rounded corners painted over
+/// with the cell's own colour (square tiles that touch: nothing of the board colour is left
+/// between them). Returns the image and its label (from the shot's label).
+fn gapless_board(
+    shot: &image::RgbaImage,
+    grid: &bot2048::vision::GridRect,
+    label: &[Vec<u32>],
+    layout: &[Vec<(usize, usize)>],
+    (frame, page, flat): (u32, [u8; 3], bool),
+) -> (image::RgbaImage, Vec<Vec<u32>>) {
+    let (cw, ch) = (grid.cell_width as u32, grid.cell_height as u32);
+    let (rows, cols) = (layout.len() as u32, layout[0].len() as u32);
+    let board = [0xbau8, 0xbd, 0xb6]; // gnome-2048's board colour
+    let near_board = |p: &image::Rgba<u8>| (0..3).all(|i| p[i].abs_diff(board[i]) <= 24);
+    let (w, h) = (cols * cw + 2 * frame + 40, rows * ch + 2 * frame + 40);
+    let mut img = image::RgbaImage::from_pixel(w, h, image::Rgba([250, 248, 239, 255]));
+    for y in 20..20 + rows * ch + 2 * frame {
+        for x in 20..20 + cols * cw + 2 * frame {
+            img.put_pixel(x, y, image::Rgba([page[0], page[1], page[2], 255]));
+        }
+    }
+    let mut want = Vec::new();
+    for (r, line) in layout.iter().enumerate() {
+        let mut row = Vec::new();
+        for (c, &(sr, sc)) in line.iter().enumerate() {
+            row.push(label[sr][sc]);
+            let cell = grid.cell(sr, sc);
+            let (sx, sy) = (cell.x0 as u32, cell.y0 as u32);
+            let (dx, dy) = (20 + frame + c as u32 * cw, 20 + frame + r as u32 * ch);
+            // the cell's own colour: a pixel on its top edge's middle, below the rounding
+            let own = *shot.get_pixel(sx + cw / 2, sy + 3);
+            for y in 0..ch {
+                for x in 0..cw {
+                    let p = *shot.get_pixel(sx + x, sy + y);
+                    let p = if flat && near_board(&p) { own } else { p };
+                    img.put_pixel(dx + x, dy + y, p);
+                }
+            }
+        }
+        want.push(row);
+    }
+    (img, want)
+}
+
+/// The labelled gnome-2048 shot the gapless boards are made from, its grid and its label.
+fn gapless_source() -> (image::RgbaImage, bot2048::vision::GridRect, Vec<Vec<u32>>) {
     let stem = "gnome-2048/gnome-2048-03-seeded-mid-game";
     let shot = load_image(&repo(&format!("{stem}.png"))).unwrap();
     let label = read_label(&repo(&format!("{stem}.txt")));
@@ -556,62 +600,146 @@ fn boards_without_gaps_are_read_as_labelled_or_refused() {
         .iter()
         .map(|r| r.iter().map(|c| c.unwrap()).collect())
         .collect();
-    let mut reader = Reader::new(ProfileChoice::Auto);
-    let grid = reader.read(&shot).expect("the original reads").grid;
-    let (cw, ch) = (grid.cell_width as u32, grid.cell_height as u32);
-    let board = [0xbau8, 0xbd, 0xb6]; // gnome-2048's board colour
-    let near_board = |p: &image::Rgba<u8>| (0..3).all(|i| p[i].abs_diff(board[i]) <= 24);
-    for (frame, page, flat) in [
+    let grid = Reader::new(ProfileChoice::Auto)
+        .read(&shot)
+        .expect("the original reads")
+        .grid;
+    (shot, grid, want)
+}
+
+/// `rows x cols` layout taking the shot's cell `f(r, c)`.
+fn layout(
+    rows: usize,
+    cols: usize,
+    f: impl Fn(usize, usize) -> (usize, usize),
+) -> Vec<Vec<(usize, usize)>> {
+    (0..rows)
+        .map(|r| (0..cols).map(|c| f(r, c)).collect())
+        .collect()
+}
+
+/// Issue 12: a board drawn without gaps between its cells (a flat theme whose tiles touch) is
+/// read as labelled, never read as another board: framed in the board colour, on a white page
+/// with no frame, or on the web game's page colour; with the board colour in the cells' rounded
+/// corners (the gap finder reads those) and flat (square tiles that touch: the lattice comes
+/// from the cells' colour edges). Also 3x3 and 5x5 boards made the same way, flat, with and
+/// without a frame. The 4x4 label is the shot's (checked by eye); the 3x3 is its lower right
+/// corner (0 16 4 / 16 64 8 / 128 256 32) and the 5x5 repeats its first row and column after the
+/// last (rows 0 2 4 2 0 / 2 0 16 4 2 / 2 16 64 8 2 / 16 128 256 32 16 / 0 2 4 2 0).
+#[test]
+fn boards_without_gaps_are_read_as_labelled() {
+    let (shot, grid, label) = gapless_source();
+    let white = [0xff, 0xff, 0xff];
+    let page = [0xfa, 0xf8, 0xef];
+    let board = [0xba, 0xbd, 0xb6];
+    let mut cases = Vec::new();
+    for style in [
         (10u32, board, false),
-        (0, [0xff, 0xff, 0xff], false),
-        (25, [0xfa, 0xf8, 0xef], false),
+        (0, white, false),
+        (25, page, false),
         (10, board, true),
-        (0, [0xff, 0xff, 0xff], true),
-        (25, [0xfa, 0xf8, 0xef], true),
+        (0, white, true),
+        (25, page, true),
     ] {
-        let (w, h) = (4 * cw + 2 * frame + 40, 4 * ch + 2 * frame + 40);
-        let mut img = image::RgbaImage::from_pixel(w, h, image::Rgba([250, 248, 239, 255]));
-        for y in 20..20 + 4 * ch + 2 * frame {
-            for x in 20..20 + 4 * cw + 2 * frame {
-                img.put_pixel(x, y, image::Rgba([page[0], page[1], page[2], 255]));
-            }
-        }
-        for r in 0..4 {
-            for c in 0..4 {
-                let cell = grid.cell(r, c);
-                let (sx, sy) = (cell.x0 as u32, cell.y0 as u32);
-                let (dx, dy) = (20 + frame + c as u32 * cw, 20 + frame + r as u32 * ch);
-                // the cell's own colour: a pixel on its top edge's middle, below the rounding
-                let own = *shot.get_pixel(sx + cw / 2, sy + 3);
-                for y in 0..ch {
-                    for x in 0..cw {
-                        let p = *shot.get_pixel(sx + x, sy + y);
-                        let p = if flat && near_board(&p) { own } else { p };
-                        img.put_pixel(dx + x, dy + y, p);
-                    }
-                }
-            }
-        }
+        cases.push(("4x4", layout(4, 4, |r, c| (r, c)), style));
+    }
+    for style in [(0u32, white, true), (10, board, true), (25, page, true)] {
+        cases.push(("3x3", layout(3, 3, |r, c| (r + 1, c + 1)), style));
+        cases.push(("5x5", layout(5, 5, |r, c| (r % 4, c % 4)), style));
+    }
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    for (name, lay, style) in cases {
+        let (img, want) = gapless_board(&shot, &grid, &label, &lay, style);
         reader.forget_grid();
         let got = reader.read(&img);
-        eprintln!(
-            "gapless, frame {frame}, flat {flat}: {:?}",
-            got.as_ref().map(|r| r.values())
-        );
-        match got {
-            Ok(r) => assert_eq!(
-                r.values().as_ref(),
-                Some(&want),
-                "frame {frame}, flat {flat}: a gapless board read as another board ({}x{})",
-                r.grid.rows,
-                r.grid.cols
-            ),
-            Err(e) => assert!(
-                !e.to_string().is_empty(),
-                "frame {frame}, flat {flat}: a reason"
-            ),
+        let what = format!("{name}, frame {}, flat {}", style.0, style.2);
+        eprintln!("gapless {what}: {:?}", got.as_ref().map(|r| r.values()));
+        let r = got.unwrap_or_else(|e| panic!("{what}: refused: {e}"));
+        assert_eq!(r.values().as_ref(), Some(&want), "{what}");
+        if style.2 {
+            // flat: found from the colour edges, a lattice without gaps
+            assert_eq!((r.grid.gap_x(), r.grid.gap_y()), (0.0, 0.0), "{what}");
         }
     }
+}
+
+/// Issue 12: what looks like a board without gaps but has no lattice that can be told is
+/// refused, with a reason naming the area: a 4x4 of touching cells whose left two columns are
+/// all empty and right two all 64s (no colour edge shows lines 1 and 3, nor any row line); a
+/// checkerboard of plain rectangles (a lattice, but no digits); and no board at all is found in
+/// one big flat rectangle nor in a photo-like image (smooth gradients with noise).
+#[test]
+fn boards_without_gaps_that_cannot_be_told_are_refused() {
+    let (shot, grid, label) = gapless_source();
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    // (0,0) is an empty cell, (2,2) a 64.
+    let halves = layout(4, 4, |_, c| if c < 2 { (0, 0) } else { (2, 2) });
+    let (img, _) = gapless_board(&shot, &grid, &label, &halves, (0, [0xff; 3], true));
+    match reader.read(&img) {
+        Err(e @ ReadError::NoLattice(_)) => {
+            let msg = e.to_string();
+            let (cw, ch) = (grid.cell_width as u32, grid.cell_height as u32);
+            assert!(
+                msg.contains(&format!("at 20,20 {}x{}", 4 * cw, 4 * ch))
+                    && msg.contains("no gaps between its cells")
+                    && msg.contains("cannot find its lattice"),
+                "{msg}"
+            );
+        }
+        other => panic!("halves: {:?}", other.map(|r| r.values())),
+    }
+    // A checkerboard of two plain colours (gnome-2048's 2 and 4 backgrounds), 50 px squares.
+    let mut img = image::RgbaImage::from_pixel(300, 300, image::Rgba([250, 248, 239, 255]));
+    for y in 50..250u32 {
+        for x in 50..250u32 {
+            let k = if ((x - 50) / 50 + (y - 50) / 50) % 2 == 0 {
+                [0xfc, 0xe9, 0x4f, 255]
+            } else {
+                [0x8a, 0xe2, 0x34, 255]
+            };
+            img.put_pixel(x, y, image::Rgba(k));
+        }
+    }
+    reader.forget_grid();
+    match reader.read(&img) {
+        Err(e @ ReadError::NoLattice(_)) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("at 50,50 200x200") && msg.contains("4x4 lattice fits"),
+                "{msg}"
+            );
+        }
+        other => panic!("checkerboard: {:?}", other.map(|r| r.values())),
+    }
+    // One big flat rectangle (gnome-2048's 16 colour) on the page.
+    let mut img = image::RgbaImage::from_pixel(500, 500, image::Rgba([250, 248, 239, 255]));
+    for y in 40..460u32 {
+        for x in 40..460u32 {
+            img.put_pixel(x, y, image::Rgba([0x72, 0x9f, 0xcf, 255]));
+        }
+    }
+    reader.forget_grid();
+    assert!(
+        matches!(reader.read(&img), Err(ReadError::NoBoard(_))),
+        "one flat rectangle"
+    );
+    // Photo-like: smooth gradients plus noise.
+    let mut st = 0x2545_F491_4F6C_DD1Du64;
+    let img = image::RgbaImage::from_fn(480, 360, |x, y| {
+        let n = (xorshift(&mut st) % 9) as i32 - 4;
+        let f = |v: i32| v.clamp(0, 255) as u8;
+        image::Rgba([
+            f((x * 255 / 480) as i32 + n),
+            f((y * 255 / 360) as i32 - n),
+            f(((x + y) * 255 / 840) as i32 + n / 2),
+            255,
+        ])
+    });
+    reader.forget_grid();
+    assert!(
+        matches!(reader.read(&img), Err(ReadError::NoBoard(_))),
+        "photo-like"
+    );
 }
 
 /// A tiny deterministic generator (xorshift) for the noise tests.
@@ -665,7 +793,7 @@ fn no_board_in_noise_or_blocks() {
         }
         reader.forget_grid();
         match reader.read(&img) {
-            Err(ReadError::NoBoard(_)) => {}
+            Err(ReadError::NoBoard(_) | ReadError::NoLattice(_)) => {}
             other => panic!(
                 "case {case}: found a board in noise: {:?}",
                 other.map(|r| r.grid)

@@ -156,7 +156,7 @@ fn look(
     let read = reader
         .read(&s.frame.image)
         .map_err(|e| match e {
-            ReadError::NoBoard(_) => AdviseEnd::NoBoard(e.to_string()),
+            ReadError::NoBoard(_) | ReadError::NoLattice(_) => AdviseEnd::NoBoard(e.to_string()),
             ReadError::Unreadable { .. } => AdviseEnd::Unreadable(e.to_string()),
         })
         .and_then(|r| {

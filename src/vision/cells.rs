@@ -183,6 +183,30 @@ fn read_unseen_value(
     (confidence >= super::MIN_CONFIDENCE).then_some(CellOutcome::Read { value, confidence })
 }
 
+/// Confidence (0..=1) given to a tile read from its background alone because its text is
+/// clipped by the cell's sides.
+const CLIPPED_TEXT_CONFIDENCE: f32 = 0.8;
+/// Rows of the text box (fractions of its height) where clipped text must touch a side.
+const CLIPPED_BAND: (f32, f32) = (0.35, 0.65);
+
+/// Whether a tile's text runs into the left or right side of its text box (it is wider than
+/// the cell, as in gnome-2048's narrow cells) in the middle rows, while staying clear of the
+/// box's top and bottom (a dialog or a caption across the cell reaches them).
+fn text_clipped_at_sides(img: &RgbaImage, r: &CellRect, bg: Rgb, text: Rgb) -> bool {
+    let (cov, w, h, _) = coverage(img, r, bg, text);
+    if w < 2 || h < 4 {
+        return false;
+    }
+    let on = |x: usize, y: usize| cov[y * w + x] > 0.45;
+    let (b0, b1) = (
+        (h as f32 * CLIPPED_BAND.0) as usize,
+        (h as f32 * CLIPPED_BAND.1) as usize,
+    );
+    let sides = (b0..b1).any(|y| on(0, y) || on(w - 1, y));
+    let ends = (0..w).any(|x| on(x, 0) || on(x, h - 1));
+    sides && !ends
+}
+
 /// Reads one cell against a palette (`tol` in 8-bit levels) and digit templates.
 pub(crate) fn read_cell(
     img: &RgbaImage,
@@ -277,6 +301,15 @@ pub(crate) fn read_cell(
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     let Some(&(value, score)) = scored.first() else {
+        // Text wider than the cell (gnome-2048 keeps its font size in narrow stretched cells and
+        // clips the digits at the cell's sides): no whole glyph is left, but a background that
+        // only one value has still names the tile.
+        if tiles.len() == 1 && foreign <= 0.02 && text_clipped_at_sides(img, r, bg, text) {
+            return CellOutcome::Read {
+                value: tiles[0].0,
+                confidence: colour_conf.min(CLIPPED_TEXT_CONFIDENCE),
+            };
+        }
         let problem = if foreign > 0.02 {
             CellProblem::Occluded { foreign }
         } else {

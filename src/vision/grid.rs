@@ -146,7 +146,11 @@ pub(crate) fn board_mask(img: &RgbaImage, colours: &[Rgb], tol: u8) -> Vec<u8> {
 }
 
 /// Connected component bounding boxes of the mask: `(x0, y0, x1, y1, pixels)`, inclusive bounds.
-fn components(mask: &[u8], w: usize, h: usize) -> Vec<(usize, usize, usize, usize, usize)> {
+pub(crate) fn components(
+    mask: &[u8],
+    w: usize,
+    h: usize,
+) -> Vec<(usize, usize, usize, usize, usize)> {
     // Runs per row, then union-find over overlapping runs of neighbouring rows.
     let mut runs: Vec<(usize, usize, usize)> = Vec::new(); // (y, x0, x1 inclusive)
     let mut row_start = Vec::with_capacity(h + 1);

@@ -21,6 +21,7 @@ pub mod calibrate;
 pub mod cells;
 pub mod colour;
 mod freeform;
+pub mod gapless;
 pub mod glyph;
 pub mod grid;
 pub mod io;
@@ -39,6 +40,9 @@ use std::fmt;
 
 /// Confidence (0..=1) below which a cell is unreadable.
 pub const MIN_CONFIDENCE: f32 = 0.5;
+/// Fewest cells that must read as tiles (not empty) on a board found without gaps: a real board
+/// always holds at least two, and a pattern of plain rectangles none.
+pub const MIN_GAPLESS_TILES: usize = 2;
 /// Share of sampled gap points that must still show the board colour for a remembered grid
 /// to be reused.
 const MIN_TRACK_SHARE: f32 = 0.6;
@@ -224,6 +228,10 @@ pub enum ReadError {
     /// No grid of the profile's look in the image.
     #[error("no 2048 board found in the image ({0})")]
     NoBoard(String),
+    /// A board-like area whose cells touch (no gaps) was found, but not its lattice: refused
+    /// rather than guessed.
+    #[error("no 2048 board read: {0}")]
+    NoLattice(#[from] gapless::NoLattice),
     /// Cells below the confidence threshold.
     #[error("{} unreadable cell(s): {}", issues.len(), describe(issues))]
     Unreadable {
@@ -478,6 +486,11 @@ impl Reader {
                 }
             }
         }
+        if best.is_none() {
+            if let Some(found) = self.read_gapless(img) {
+                return found;
+            }
+        }
         match best {
             Some((i, _, reading)) => {
                 self.tracking = Tracking::Acquired {
@@ -504,6 +517,74 @@ impl Reader {
                 )))
             }
         }
+    }
+
+    /// Reads a board drawn without gaps between its cells ([`gapless`]): the first board-like
+    /// area whose lattice is found and whose cells read at least [`MIN_GAPLESS_TILES`] tiles,
+    /// read with every profile (and without one, for `Auto`), keeping the reading with the most
+    /// readable cells. `None` when nothing looks like such a board; a refusal names the largest
+    /// area. The grid is not remembered: every frame is searched again.
+    fn read_gapless(&mut self, img: &RgbaImage) -> Option<Result<Reading, ReadError>> {
+        let areas = gapless::find(img);
+        let mut refusal = None;
+        for area in areas {
+            let grid = match area {
+                Ok(grid) => grid,
+                Err(e) => {
+                    refusal.get_or_insert(e);
+                    continue;
+                }
+            };
+            let mut readings: Vec<Reading> = self
+                .profiles
+                .iter()
+                .map(|p| read_cells(img, grid, p, 0))
+                .collect();
+            if self.freeform {
+                readings.push(self.read_freeform(img, grid));
+            }
+            let key = |r: &Reading| {
+                let readable = r.cells.len() - r.issues.len();
+                let conf: f32 = r
+                    .cells
+                    .iter()
+                    .filter_map(|c| c.value.map(|_| c.confidence))
+                    .sum();
+                (readable, conf)
+            };
+            let best = readings
+                .into_iter()
+                .filter(|r| {
+                    r.cells
+                        .iter()
+                        .filter(|c| c.value.is_some_and(|v| v > 0))
+                        .count()
+                        >= MIN_GAPLESS_TILES
+                })
+                .max_by(|a, b| {
+                    let (ka, kb) = (key(a), key(b));
+                    ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+                });
+            match best {
+                Some(reading) => {
+                    self.tracking = Tracking::Lost;
+                    return Some(Ok(reading));
+                }
+                None => {
+                    refusal.get_or_insert(gapless::NoLattice {
+                        x: grid.x,
+                        y: grid.y,
+                        width: grid.width,
+                        height: grid.height,
+                        reason: gapless::LatticeRefusal::NoTiles {
+                            rows: grid.rows,
+                            cols: grid.cols,
+                        },
+                    });
+                }
+            }
+        }
+        refusal.map(|e| Err(e.into()))
     }
 
     /// Reads a grid found without a profile.
