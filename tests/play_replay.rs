@@ -14,6 +14,7 @@
 use bot2048::capture::ReplaySource;
 use bot2048::engine::{AnyBoard, Move, Position, Shape, SpawnRule};
 use bot2048::input::RecordingSink;
+use bot2048::play::mirror::{self, Verdict};
 use bot2048::play::{play, verify, PlayConfig, ReplayGame, StopReason};
 use bot2048::solver::{Budget, Decision, Solver, SolverError};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
@@ -1124,4 +1125,54 @@ fn a_move_that_shows_no_new_tile_short_of_2048_is_a_desync_said_in_words() {
         s.message
     );
     assert!(!s.message.contains("row "), "no cell named: {}", s.message);
+}
+
+/// A 2048-qt frame from inside a slide (a whole game under load, move 7105) that reads as "the
+/// afterstate plus one new tile" while the real new tile was only starting to fade in: the tile
+/// read as new is one still sliding. It may not be accepted early. Boards read by eye from the
+/// PNG and the game's log. (The other case seen, a 4 crossing a cell, is the mirror's unit
+/// test: a fresh read of that frame reads the fading-in tile as unreadable, not as the read
+/// the game's reader made.)
+#[test]
+fn a_mid_slide_qt_frame_reads_as_a_spawn_but_is_not_taken_early() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/qt-mid-slide");
+    let rows = |r: &[[u64; 4]; 4]| r.iter().map(|x| x.to_vec()).collect::<Vec<_>>();
+    let cases = [(
+        // up on column 1 = 2, 8, 2, 2: the bottom 2 is still leaving (3, 1)
+        "up-2-leaving.png",
+        Move::Up,
+        [
+            [4, 2, 2048, 8192],
+            [8, 8, 1024, 4096],
+            [0, 2, 128, 128],
+            [0, 2, 4, 8],
+        ],
+        [
+            [4, 2, 2048, 8192],
+            [8, 8, 1024, 4096],
+            [0, 4, 128, 128],
+            [0, 0, 4, 8],
+        ],
+        ((3, 1), 2),
+    )];
+    for (file, m, before, after, new_tile) in cases {
+        let before = AnyBoard::from_rows(&rows(&before)).unwrap();
+        let after_want = AnyBoard::from_rows(&rows(&after)).unwrap();
+        let (after, _) = before.apply(m).unwrap();
+        assert_eq!(after, after_want, "{file}: the afterstate by hand");
+        let img = bot2048::vision::io::load_image(&dir.join(file)).unwrap();
+        // as `play` reads by default (`--profile auto`)
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let grid = bot2048::play::read_grid(&reader.read(&img).unwrap()).unwrap();
+        match mirror::compare(&before, &after, &grid) {
+            Verdict::Spawned { cell, value, .. } => {
+                assert_eq!((cell, value), new_tile, "{file}");
+                assert!(
+                    mirror::spawn_could_be_sliding_tile(&before, m, cell, value),
+                    "{file}: would be taken early"
+                );
+            }
+            v => panic!("{file}: {v:?}"),
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! the mirror must have the same shape). Cells whose value colour cannot tell apart (the read is
 //! `None`, or the tile is at least [`TRUST_MIRROR_FROM`]) are taken from the mirror when the read
 //! agrees that the cell holds a big tile.
-use crate::engine::{AnyBoard, BoardError, Position, Shape};
+use crate::engine::{AnyBoard, BoardError, Move, Position, Shape};
 use std::fmt;
 
 /// Tiles at least this large (4096) are known through the mirror: in the classic theme they share
@@ -203,16 +203,36 @@ pub enum Verdict {
     Desync(Mismatch),
 }
 
-/// True when a new tile of `value` read on `cell` could instead be the tile of `before` that is
-/// leaving that cell: `before` holds that very value there and the move empties it. A frame
-/// from the start of a slide shows such a tile still on its old cell, where the afterstate has
-/// none, so it reads as "the afterstate plus one new tile" with the real spawn not yet drawn
-/// (seen on 2048-qt under load: a 2 at the start of its merge read as a new 2, while the real
-/// new tile was still fading in two cells away; the next key then went to another board). Such
-/// a frame must not be accepted before the board has been still for the full quiet window.
-pub fn spawn_could_be_leaving_tile(before: &AnyBoard, cell: (usize, usize), value: u64) -> bool {
-    let i = cell.0 * before.shape().cols() + cell.1;
-    i < before.shape().cells() && value_at(before, i) == value
+/// True when a new tile of `value` read on `cell` after move `m` could instead be a tile of
+/// `before` still on its way: `before` holds that value on the cell's line (its row for left
+/// and right, its column for up and down) at the cell or upstream of it (on the side the tiles
+/// come from). A frame from inside a slide shows such a tile on its old cell or between cells,
+/// where the afterstate may have none, so it reads as "the afterstate plus one new tile" while
+/// the real spawn is not yet drawn. Seen twice on 2048-qt under load: a 2 at the start of its
+/// merge read as a new 2 on its old cell, and a 4 sliding two cells left read as a new 4 on the
+/// cell it was crossing; the next key then went to another board. Such a frame must not be
+/// accepted before the board has been still for the full quiet window.
+pub fn spawn_could_be_sliding_tile(
+    before: &AnyBoard,
+    m: Move,
+    cell: (usize, usize),
+    value: u64,
+) -> bool {
+    let shape = before.shape();
+    let (rows, cols) = (shape.rows(), shape.cols());
+    let (r, c) = cell;
+    if r >= rows || c >= cols {
+        return false;
+    }
+    let upstream: Vec<(usize, usize)> = match m {
+        Move::Left => (c..cols).map(|k| (r, k)).collect(),
+        Move::Right => (0..=c).map(|k| (r, k)).collect(),
+        Move::Up => (r..rows).map(|k| (k, c)).collect(),
+        Move::Down => (0..=r).map(|k| (k, c)).collect(),
+    };
+    upstream
+        .into_iter()
+        .any(|(i, j)| value_at(before, i * cols + j) == value)
 }
 
 /// Whether a read cell agrees with the value the mirror knows.
@@ -302,14 +322,24 @@ mod tests {
     }
 
     #[test]
-    fn a_new_tile_where_the_same_tile_is_leaving_is_ambiguous() {
+    fn a_new_tile_where_a_tile_of_its_value_may_still_be_sliding_is_ambiguous() {
         // up on a column 2, 8, 2, 2 (top to bottom) merges the bottom two: the 2 leaving (3, 0)
         // looks like a new 2 there on a frame from the start of the slide; a 4 there cannot be
-        // it, nor a 2 on a cell that was empty
-        let before = board(&[&[2, 0, 0, 0], &[8, 0, 0, 0], &[2, 0, 0, 0], &[2, 0, 0, 0]]);
-        assert!(spawn_could_be_leaving_tile(&before, (3, 0), 2));
-        assert!(!spawn_could_be_leaving_tile(&before, (3, 0), 4));
-        assert!(!spawn_could_be_leaving_tile(&before, (3, 1), 2));
+        // it, nor a 2 in a column without one
+        let col = board(&[&[2, 0, 0, 0], &[8, 0, 0, 0], &[2, 0, 0, 0], &[2, 0, 0, 0]]);
+        assert!(spawn_could_be_sliding_tile(&col, Move::Up, (3, 0), 2));
+        assert!(!spawn_could_be_sliding_tile(&col, Move::Up, (3, 0), 4));
+        assert!(!spawn_could_be_sliding_tile(&col, Move::Up, (3, 1), 2));
+        // left on a row 4, _, 4, _: the right 4 crosses (0, 1) on its way to merge at (0, 0);
+        // a new 4 at (0, 3): upstream of it is (0, 3) alone, empty
+        let row = board(&[&[4, 0, 4, 0], &[0; 4], &[0; 4], &[0; 4]]);
+        assert!(spawn_could_be_sliding_tile(&row, Move::Left, (0, 1), 4));
+        assert!(!spawn_could_be_sliding_tile(&row, Move::Left, (0, 3), 4));
+        // right: the tiles come from the left, so (0, 3) has both 4s upstream
+        assert!(spawn_could_be_sliding_tile(&row, Move::Right, (0, 3), 4));
+        // down: (3, 0) has the column's 2s and the 8 upstream
+        assert!(spawn_could_be_sliding_tile(&col, Move::Down, (3, 0), 8));
+        assert!(!spawn_could_be_sliding_tile(&col, Move::Down, (3, 0), 4));
     }
 
     #[test]

@@ -258,7 +258,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
 }
 
 /// Whether `f` reads as exactly the afterstate plus one new tile that cannot be a tile still
-/// leaving its cell ([`mirror::spawn_could_be_leaving_tile`]): the early accept.
+/// sliding ([`mirror::spawn_could_be_sliding_tile`]): the early accept.
 fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned) -> bool {
     reader
         .read(&f.image)
@@ -266,7 +266,7 @@ fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned) -> bool {
         .and_then(|r| read_grid(&r).ok())
         .is_some_and(|g| match mirror::compare(&plan.before, &plan.after, &g) {
             Verdict::Spawned { cell, value, .. } => {
-                !mirror::spawn_could_be_leaving_tile(&plan.before, cell, value)
+                !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
             }
             _ => false,
         })
