@@ -317,17 +317,11 @@ fn gnome_2048_5_rows_3_columns_plays_150_moves_without_desync() {
     gnome_sized_game("3x5", "5x3");
 }
 
-/// gnome-2048 on 3x3 with `target-value` 64: its "Congratulations!" dialog comes at the first
-/// 64, which `--win-tile 64 --on-win continue` closes once and plays on.
-#[test]
-fn gnome_2048_3x3_with_target_64_continues_past_its_win_dialog() {
-    let Some((_lock, s)) = session_env(
-        "gnome 3x3 target 64",
-        "gnome",
-        &[("SIZE", "3x3"), ("TARGET", "64")],
-    ) else {
-        return;
-    };
+/// Plays gnome-2048 on 3x3 with `target-value` 64 under `--win-tile 64 --on-win ON_WIN`, at
+/// most `max_moves` moves: the summary, exit code and stderr (`None` where the games are absent
+/// outside CI).
+fn gnome_3x3_target_64(name: &str, on_win: &str, max_moves: &str) -> Option<(Value, i32, String)> {
+    let (_lock, s) = session_env(name, "gnome", &[("SIZE", "3x3"), ("TARGET", "64")])?;
     let (v, code, err) = play(
         &s,
         &[
@@ -336,12 +330,22 @@ fn gnome_2048_3x3_with_target_64_continues_past_its_win_dialog() {
             "--win-tile",
             "64",
             "--on-win",
-            "continue",
+            on_win,
             "--max-moves",
-            "90",
+            max_moves,
         ],
     );
-    eprintln!("gnome 3x3 target 64: {v}");
+    eprintln!("{name}: {v}");
+    Some((v, code, err))
+}
+
+/// gnome-2048 on 3x3 with `target-value` 64: its "Congratulations!" dialog comes at the first
+/// 64, which `--win-tile 64 --on-win continue` closes once and plays on.
+#[test]
+fn gnome_2048_3x3_with_target_64_continues_past_its_win_dialog() {
+    let Some((v, code, err)) = gnome_3x3_target_64("gnome 3x3 target 64", "continue", "90") else {
+        return;
+    };
     assert_eq!(code, 0, "{v}\n{err}");
     assert_eq!(v["wins_continued"], 1, "{v}");
     assert!(v["max_tile"].as_u64().unwrap() >= 64, "{v}");
@@ -352,27 +356,10 @@ fn gnome_2048_3x3_with_target_64_continues_past_its_win_dialog() {
 /// The same game with `--on-win stop`: the bot stops with `won` at the first 64.
 #[test]
 fn gnome_2048_3x3_with_target_64_stops_at_64_when_asked() {
-    let Some((_lock, s)) = session_env(
-        "gnome 3x3 target 64 stop",
-        "gnome",
-        &[("SIZE", "3x3"), ("TARGET", "64")],
-    ) else {
+    let Some((v, code, err)) = gnome_3x3_target_64("gnome 3x3 target 64 stop", "stop", "200")
+    else {
         return;
     };
-    let (v, code, err) = play(
-        &s,
-        &[
-            "--window",
-            "GNOME 2048",
-            "--win-tile",
-            "64",
-            "--on-win",
-            "stop",
-            "--max-moves",
-            "200",
-        ],
-    );
-    eprintln!("gnome 3x3 target 64 stop: {v}");
     assert_eq!(v["stop_reason"], "won", "{v}\n{err}");
     assert_eq!(code, 0);
     assert_eq!(v["max_tile"], 64, "{v}");

@@ -13,12 +13,10 @@
 //! rather than guessed. [`super::Reader`] tries this only when no board with gaps is found, and
 //! keeps its result only when the cells' digits read.
 use super::colour::Rgb;
-use super::grid::{board_mask, GridRect, MAX_CELLS, MIN_CELLS};
+use super::grid::{board_mask, GridRect, MAX_CELLS, MAX_CELL_ASPECT, MIN_CELLS, MIN_CELL_PX};
 use image::RgbaImage;
 use std::collections::HashMap;
 
-/// Smallest cell side, in pixels.
-const MIN_CELL_PX: usize = 16;
 /// Colours examined (most common first).
 const MAX_COLOURS: usize = 24;
 /// Pixels within this of a colour (8-bit levels, largest channel difference) belong to it.
@@ -31,8 +29,6 @@ const TOUCH_PX: usize = 2;
 const MIN_AREA_COVER: f32 = 0.97;
 /// A side lies on a lattice line within this share of the cell's side (at least 2 pixels).
 const LINE_TOL: f32 = 0.05;
-/// Most a cell's width may differ from its height, either way (as in [`super::grid`]).
-const MAX_CELL_ASPECT: f32 = 3.5;
 
 /// Why a board-like area without gaps was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -14,8 +14,8 @@ use image::RgbaImage;
 pub const MIN_CELLS: usize = 3;
 /// Most cells along one side.
 pub const MAX_CELLS: usize = 9;
-/// Smallest cell side accepted, in pixels.
-const MIN_CELL_PX: usize = 16;
+/// Smallest cell side accepted, in pixels (here and by [`super::gapless`]).
+pub const MIN_CELL_PX: usize = 16;
 /// A fitted lattice needs gaps at least this full of board colour (fraction 0..1)...
 const MIN_GAP_FILL: f32 = 0.05;
 /// ...a correlation with the lattice of at least this...
@@ -24,8 +24,8 @@ const MIN_CORR: f32 = 0.6;
 const MAX_CELL_RATIO: f32 = 0.25;
 /// Most a cell's width may differ from its height, either way (width / height or height /
 /// width): gnome-2048 stretches its cells to the window, so a board of 3 columns and 9 rows in a
-/// near-square window has cells about 3 times as tall as wide.
-const MAX_CELL_ASPECT: f32 = 3.5;
+/// near-square window has cells about 3 times as tall as wide. Also [`super::gapless`]'s bound.
+pub const MAX_CELL_ASPECT: f32 = 3.5;
 /// Candidate components examined per colour (largest first).
 const MAX_CANDIDATES: usize = 6;
 
@@ -583,25 +583,7 @@ mod tests {
 
     /// Draws a synthetic board: `n x n` cells of `cell` px with `gap` px gaps at (ox, oy).
     fn board(n: u32, cell: u32, gap: u32, ox: u32, oy: u32) -> RgbaImage {
-        let mut img = RgbaImage::from_pixel(600, 500, image::Rgba([250, 248, 239, 255]));
-        let side = n * cell + (n + 1) * gap;
-        for y in oy..oy + side {
-            for x in ox..ox + side {
-                img.put_pixel(x, y, image::Rgba([187, 173, 160, 255]));
-            }
-        }
-        for r in 0..n {
-            for c in 0..n {
-                let x = ox + gap + c * (cell + gap);
-                let y = oy + gap + r * (cell + gap);
-                for yy in y..y + cell {
-                    for xx in x..x + cell {
-                        img.put_pixel(xx, yy, image::Rgba([205, 193, 180, 255]));
-                    }
-                }
-            }
-        }
-        img
+        board_rc(n, n, cell, cell, gap, ox, oy)
     }
 
     #[test]
