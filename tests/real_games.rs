@@ -1131,9 +1131,9 @@ fn drill_dropped_keys_are_pressed_again() {
     assert_eq!(v["final_read_matches"], true, "{v}");
 }
 
-/// Keys that never arrive (a keyboard grab held for 20 s): the bot presses the same key a bounded
-/// number of times (4 presses: the key and 3 retries), then stops with `key_no_effect` (exit 4),
-/// well before the grab ends.
+/// Keys that never arrive (a keyboard grab held for 30 s): the bot presses the same key a bounded
+/// number of times (4 presses: the key and 3 retries, each given 0.6 s and then the 2 s late-key
+/// wait), then stops with `key_no_effect` (exit 4), well before the grab ends.
 #[test]
 fn drill_keys_that_never_arrive_stop_the_bot() {
     let Some((_lock, s)) = session("drill lost keys", "qt", None) else {
@@ -1142,8 +1142,8 @@ fn drill_keys_that_never_arrive_stop_the_bot() {
     let child = spawn_play(&s, &["--window", "2048 Game"]);
     std::thread::sleep(Duration::from_secs(3));
     let display = s.display;
-    let grab = std::thread::spawn(move || grab_keyboard_for(display, Duration::from_secs(20)));
-    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(18)));
+    let grab = std::thread::spawn(move || grab_keyboard_for(display, Duration::from_secs(30)));
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(26)));
     eprintln!("drill lost keys: {v}");
     assert_eq!(v["stop_reason"], "key_no_effect", "{v}\n{err}");
     assert_eq!(code, 4);

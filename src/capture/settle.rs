@@ -8,7 +8,8 @@
 //! 1. optionally waits until the region differs from the frame before the key (`changed_from`),
 //!    up to `change_timeout_ms` (then reports `changed = false`: the key had no visible effect);
 //! 2. then captures back to back until the region has not changed for `quiet_ms` (default 100 ms),
-//!    up to `timeout_ms` (default 1500 ms; then `timed_out = true` with the last frame);
+//!    up to `timeout_ms` (default 1500 ms) after that first wait (then `timed_out = true` with
+//!    the last frame); a region that never changed has been quiet since the first capture;
 //! 3. rejects a frame whose region is more than [`super::MAX_BLACK_FRACTION`] pure black
 //!    ([`CaptureError::Occluded`]).
 //!
@@ -26,7 +27,8 @@ pub struct SettleOptions {
     pub region: Option<Rect>,
     /// How long the region must stay unchanged, ms.
     pub quiet_ms: u64,
-    /// Give up waiting for quiet after this long, ms (the last frame is returned, `timed_out`).
+    /// Give up waiting for quiet after this long, ms, counted from the end of the wait for a first
+    /// change (the last frame is returned, `timed_out`).
     pub timeout_ms: u64,
     /// Pause between captures, ms (0 = back to back; a capture itself takes 6–8 ms).
     pub poll_ms: u64,
@@ -138,7 +140,10 @@ pub fn settle_until(
             changed = hash != before;
         }
     }
-    let mut last_change = frame.taken_at;
+    // no change at all: the region has been still since the first capture; the quiet timeout
+    // runs from the end of the change wait, which may be longer than it (a late key's wait)
+    let mut last_change = if changed { frame.taken_at } else { start };
+    let quiet_from = frame.taken_at;
     let mut timed_out = false;
     let mut asked: Option<u64> = None;
     let mut early = false;
@@ -156,7 +161,7 @@ pub fn settle_until(
                 }
             }
         }
-        if frame.taken_at.duration_since(start) >= Duration::from_millis(opts.timeout_ms) {
+        if frame.taken_at.duration_since(quiet_from) >= Duration::from_millis(opts.timeout_ms) {
             timed_out = true;
             break;
         }
@@ -248,6 +253,31 @@ mod tests {
         let mut still = src(vec![]);
         let r = settle(&mut still, &opts).unwrap();
         assert!(!r.changed);
+    }
+
+    /// A change wait longer than the quiet timeout (the play loop's 2 s wait for a key drawn
+    /// late, against the 1.5 s settle timeout) that sees no change is a still board, not a board
+    /// that never stopped changing: 2048-qt with its keys grabbed stopped as "unsettled" (CI).
+    #[test]
+    fn a_long_change_wait_with_no_change_is_still_not_timed_out() {
+        let first = src(vec![]).next_frame().unwrap();
+        let opts = SettleOptions {
+            changed_from: Some(region_hash(&first.image, None)),
+            change_timeout_ms: 2000,
+            ..SettleOptions::default()
+        };
+        let mut still = src(vec![]);
+        let r = settle(&mut still, &opts).unwrap();
+        assert!(!r.changed && !r.timed_out, "{r:?}");
+        // the first capture at 7 ms, the change wait ends at the first capture >= 2007 ms
+        let t = r.frame.taken_at.duration_since(still.t0).as_millis();
+        assert!((2007..2014).contains(&t), "ended at {t} ms");
+        // a change 1900 ms in still gets the full quiet window after it, not a timeout
+        let mut late = src(vec![1900]);
+        let r = settle(&mut late, &opts).unwrap();
+        assert!(r.changed && !r.timed_out, "{r:?}");
+        let t = r.frame.taken_at.duration_since(late.t0).as_millis();
+        assert!((2000..2010).contains(&t), "settled at {t} ms");
     }
 
     #[test]
