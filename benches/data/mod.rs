@@ -72,12 +72,13 @@ pub fn thread_cpu_time() -> Duration {
 /// All four moves of every board ([`Board::shifted`]: the board after the move, `None` when it
 /// changes nothing, as the search uses it); a checksum so that nothing is optimised away. The peer
 /// does the same: `execute_move` in 4 directions and the `board != newboard` test. Each board goes
-/// through `black_box` once (not once per move, which would force it through memory 4 times).
+/// read from the slice as the peer reads its array: no `black_box` on it, which would force it
+/// through memory (a store and a load the peer does not make); the slice is the caller's and the
+/// function is never inlined, so nothing can be computed ahead.
 #[inline(never)]
 pub fn shift_all(boards: &[Board]) -> u64 {
     let mut acc = 0u64;
     for &board in boards {
-        let board = black_box(board);
         for m in Move::ALL {
             if let Some(after) = board.shifted(m) {
                 acc = acc.wrapping_add(after.raw());
@@ -93,7 +94,7 @@ pub fn shift_all(boards: &[Board]) -> u64 {
 pub fn shift_all_at_once(boards: &[Board]) -> u64 {
     let mut acc = 0u64;
     for &board in boards {
-        black_box(board).for_each_shifted(|_, after| acc = acc.wrapping_add(after.raw()));
+        board.for_each_shifted(|_, after| acc = acc.wrapping_add(after.raw()));
     }
     acc
 }
@@ -103,7 +104,6 @@ pub fn shift_all_at_once(boards: &[Board]) -> u64 {
 pub fn apply_all(boards: &[Board]) -> u64 {
     let mut acc = 0u64;
     for &board in boards {
-        let board = black_box(board);
         for m in Move::ALL {
             if let Some((after, score)) = board.apply(m) {
                 acc = acc.wrapping_add(after.raw()).wrapping_add(score);

@@ -162,20 +162,21 @@ const fn build_cols_both(up: &[u64; 65536], down: &[u64; 65536]) -> [u64; 65536]
     }
     table
 }
-const fn build_both(left: &[u16; 65536], right: &[u16; 65536]) -> [u32; 65536] {
-    let mut table = [0u32; 65536];
+const fn build_both(left: &[u16; 65536], right: &[u16; 65536]) -> [u64; 65536] {
+    let mut table = [0u64; 65536];
     let mut row = 0usize;
     while row < 65536 {
-        table[row] = left[row] as u32 | (right[row] as u32) << 16;
+        table[row] = left[row] as u64 | (right[row] as u64) << 32;
         row += 1;
     }
     table
 }
 
-/// Both results of a row in one lookup: the row after a move toward column 0 (left) in the low
-/// 16 bits, toward column 3 (right) in the high 16 bits ([`ROW_LEFT`] and [`ROW_RIGHT`] side by
-/// side): left and right together cost four lookups, not eight.
-pub static ROW_BOTH: [u32; 65536] = build_both(&ROW_LEFT, &ROW_RIGHT);
+/// Both results of a row in one lookup: the row after a move toward column 0 (left) in bits
+/// 0..16, toward column 3 (right) in bits 32..48 ([`ROW_LEFT`] and [`ROW_RIGHT`] side by side):
+/// left and right together cost four lookups, not eight, and two rows' entries combine with one
+/// shift (`e0 | e1 << 16` holds both rows' left and right results in place).
+pub static ROW_BOTH: [u64; 65536] = build_both(&ROW_LEFT, &ROW_RIGHT);
 
 /// Merge score of a line divided by 4 (every merge makes a tile of at least 4; four 16384 tiles
 /// make 65536, one more than a `u16`). The same in both directions: both merge the same pairs
@@ -250,7 +251,7 @@ mod tests {
             assert_eq!(rs, ls, "left and right score alike {row:#06x}");
             assert_eq!(
                 ROW_BOTH[i],
-                pack_row(left) as u32 | (pack_row(right) as u32) << 16,
+                pack_row(left) as u64 | (pack_row(right) as u64) << 32,
                 "both {row:#06x}"
             );
         }
