@@ -76,7 +76,7 @@ fn search(depth: u32, rounds: usize, policy: TablePolicy, moves_out: Option<&str
     let (median, min, max) = stats(&ms);
     println!(
         "{{\"side\":\"bot2048\",\"figure\":\"ms_per_decision\",\"table\":\"{}\",\"pool\":\"{pool}\",\
-         \"boards\":{},\"depth\":{depth},\"median\":{median:.4},\"min\":{min:.4},\"max\":{max:.4},\
+         \"boards\":{},\"depth\":{depth},\"median\":{median:.6},\"min\":{min:.6},\"max\":{max:.6},\
          \"nodes\":{}}}",
         policy.name(),
         boards.len(),

@@ -468,19 +468,20 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
             let v = s.chance_node(after, 1.0, 0);
             (i, v, s.nodes)
         };
-        let results: Vec<(usize, f32, u64)> = if parallel {
-            roots.par_iter().map(run).collect()
-        } else {
-            roots.iter().map(run).collect()
-        };
-        if stop.load(Ordering::Relaxed) {
-            return None;
-        }
         let mut values = [None; 4];
         let mut nodes = 0;
-        for (i, v, n) in results {
+        let mut keep = |(i, v, n): (usize, f32, u64)| {
             values[i] = Some(v as f64);
             nodes += n;
+        };
+        if parallel {
+            let results: Vec<(usize, f32, u64)> = roots.par_iter().map(run).collect();
+            results.into_iter().for_each(&mut keep);
+        } else {
+            roots.iter().map(run).for_each(&mut keep);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return None;
         }
         Some((values, nodes))
     }
@@ -574,21 +575,31 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         deadline: Option<Instant>,
         external: Option<&AtomicBool>,
     ) -> Option<([Option<f64>; 4], u64)> {
+        let parallel = self.options.root_parallel;
+        if self.pondered.is_empty() {
+            return self.search(roots, limit, deadline, external, parallel);
+        }
         let mut values = [None; 4];
-        let mut todo = Vec::with_capacity(4);
+        let mut todo = Roots {
+            legal: [roots[0]; 4],
+            count: 0,
+        };
         for &(i, after) in roots {
             let known = after.table_key().and_then(|k| self.pondered.get(&k));
             match known {
                 Some(&(depth, v)) if depth >= limit => values[i] = Some(v as f64),
-                _ => todo.push((i, after)),
+                _ => {
+                    todo.legal[todo.count] = (i, after);
+                    todo.count += 1;
+                }
             }
         }
         if todo.is_empty() {
             return Some((values, 0));
         }
-        let parallel = self.options.root_parallel;
-        let (searched, nodes) = self.search(&todo, limit, deadline, external, parallel)?;
-        for &(i, _) in &todo {
+        let (searched, nodes) =
+            self.search(todo.as_slice(), limit, deadline, external, parallel)?;
+        for &(i, _) in todo.as_slice() {
             values[i] = searched[i];
         }
         Some((values, nodes))
@@ -613,23 +624,30 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
                 Some(Duration::from_millis(DEFAULT_TIME_MS)),
             ),
         };
-        // Depth 0 (a static evaluation of each move) always completes: the fallback.
-        let (mut values, mut nodes) = self
-            .search(roots, 0, None, None, false)
-            .expect("no deadline");
-        let mut depth = 0;
-        let mut stopped = false;
+        // Depth 0 (a static evaluation of each move) always completes: the fallback when a
+        // deeper search is stopped, made first when a deadline may stop it
+        let static_values = || {
+            self.search(roots, 0, None, None, false)
+                .expect("no deadline")
+        };
         let Some(time) = time else {
-            if max_depth > 0 {
-                match self.search_pondered(roots, max_depth, None, external) {
-                    Some((v, n)) => (values, nodes, depth) = (v, nodes + n, max_depth),
-                    None => stopped = true,
+            let searched = (max_depth > 0)
+                .then(|| self.search_pondered(roots, max_depth, None, external))
+                .flatten();
+            let (values, nodes, depth, stopped) = match searched {
+                Some((v, n)) => (v, n, max_depth, false),
+                None => {
+                    let (v, n) = static_values();
+                    (v, n, 0, max_depth > 0)
                 }
-            }
+            };
             let mut d = Decision::from_values(values, nodes, depth, ms(start));
             d.stopped = stopped;
             return d;
         };
+        let (mut values, mut nodes) = static_values();
+        let mut depth = 0;
+        let mut stopped = false;
         let deadline = start + time;
         let mut last_spent: Option<Duration> = None;
         for d in 1..=max_depth {
