@@ -33,18 +33,17 @@ const LOW_BITS: u64 = 0x1111_1111_1111_1111;
 
 /// Swaps rows and columns of a `u64` of 4-bit cells (cell (r, c) goes to (c, r)).
 ///
-/// Two steps of masked shifts: first the off-diagonal cells of each 2×2 block trade places
-/// (3 nibbles = 12 bits apart), then the off-diagonal 2×2 blocks do (6 nibbles = 24 bits apart).
+/// Two delta swaps (Knuth, TAOCP 7.1.3: `t = (x ^ x >> d) & m; x ^ t ^ t << d` trades the
+/// bits under `m` with those `d` bits above them): first the off-diagonal cells of each 2×2
+/// block trade places (3 nibbles = 12 bits apart), then the off-diagonal 2×2 blocks do (6
+/// nibbles = 24 bits apart). Six operations and one constant a step, against seven and three
+/// with masked shifts.
 #[inline(always)]
 pub const fn transpose(x: u64) -> u64 {
-    let keep = x & 0xF0F0_0F0F_F0F0_0F0F;
-    let up = x & 0x0000_F0F0_0000_F0F0;
-    let down = x & 0x0F0F_0000_0F0F_0000;
-    let a = keep | (up << 12) | (down >> 12);
-    let keep = a & 0xFF00_FF00_00FF_00FF;
-    let up = a & 0x0000_0000_FF00_FF00;
-    let down = a & 0x00FF_00FF_0000_0000;
-    keep | (up << 24) | (down >> 24)
+    let t = (x ^ (x >> 12)) & 0x0000_F0F0_0000_F0F0;
+    let x = x ^ t ^ (t << 12);
+    let t = (x ^ (x >> 24)) & 0x0000_0000_FF00_FF00;
+    x ^ t ^ (t << 24)
 }
 
 /// One bit (the low bit of the nibble) for each cell whose nibble is 0xF.
