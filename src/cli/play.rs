@@ -48,7 +48,8 @@ pub struct TargetArgs {
     /// The board must stay unchanged this long before a frame is used, ms.
     #[arg(long, default_value_t = 100, value_name = "MS")]
     pub quiet_ms: u64,
-    /// Give up waiting for a settled board after this long, ms.
+    /// Give up waiting for a settled board after this long, ms, counted from the board's first
+    /// change after the key (or the end of the wait for one).
     #[arg(long, default_value_t = 1500, value_name = "MS")]
     pub settle_timeout_ms: u64,
     /// After a key, use a frame once the board has been still this long (ms) if it already reads
