@@ -202,6 +202,19 @@ impl Reading {
             .collect()
     }
 
+    /// How well the board read, for choosing among readings of one image: the cells read
+    /// (all cells less the issues) and the sum of the read cells' confidences (0..=1 each).
+    fn quality(&self) -> (usize, f32) {
+        let readable = self.cells.len() - self.issues.len();
+        let confidence = self
+            .cells
+            .iter()
+            .filter(|c| c.value.is_some())
+            .map(|c| c.confidence)
+            .sum();
+        (readable, confidence)
+    }
+
     /// (row, col) of every unreadable cell, row-major.
     pub fn unreadable_cells(&self) -> Vec<(usize, usize)> {
         let cols = self.grid.cols;
@@ -448,13 +461,7 @@ impl Reader {
                 continue;
             };
             let reading = read_cells(img, fit.rect, p, fit.variant);
-            let readable = reading.cells.len() - reading.issues.len();
-            let total: f32 = reading
-                .cells
-                .iter()
-                .filter(|c| c.value.is_some())
-                .map(|c| c.confidence)
-                .sum();
+            let (readable, total) = reading.quality();
             let key = (readable, total, fit.contrast);
             let better = match &best {
                 None => true,
@@ -475,7 +482,7 @@ impl Reader {
                 if let Some((_, _, prof)) = &best {
                     overrule(&mut reading, prof);
                 }
-                let readable = reading.cells.len() - reading.issues.len();
+                let (readable, _) = reading.quality();
                 if best.as_ref().is_none_or(|b| readable > b.1 .0) {
                     self.tracking = Tracking::Freeform {
                         grid,
@@ -543,15 +550,6 @@ impl Reader {
             if self.freeform {
                 readings.push(self.read_freeform(img, grid));
             }
-            let key = |r: &Reading| {
-                let readable = r.cells.len() - r.issues.len();
-                let conf: f32 = r
-                    .cells
-                    .iter()
-                    .filter_map(|c| c.value.map(|_| c.confidence))
-                    .sum();
-                (readable, conf)
-            };
             let best = readings
                 .into_iter()
                 .filter(|r| {
@@ -562,7 +560,7 @@ impl Reader {
                         >= MIN_GAPLESS_TILES
                 })
                 .max_by(|a, b| {
-                    let (ka, kb) = (key(a), key(b));
+                    let (ka, kb) = (a.quality(), b.quality());
                     ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
                 });
             match best {
