@@ -580,18 +580,15 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
             return self.search(roots, limit, deadline, external, parallel);
         }
         let mut values = [None; 4];
-        let mut todo = Roots {
-            legal: [roots[0]; 4],
-            count: 0,
+        let Some(&(_, filler)) = roots.first() else {
+            return Some(([None; 4], 0));
         };
+        let mut todo = Roots::with_room(filler);
         for &(i, after) in roots {
             let known = after.table_key().and_then(|k| self.pondered.get(&k));
             match known {
                 Some(&(depth, v)) if depth >= limit => values[i] = Some(v as f64),
-                _ => {
-                    todo.legal[todo.count] = (i, after);
-                    todo.count += 1;
-                }
+                _ => todo.push((i, after)),
             }
         }
         if todo.is_empty() {
@@ -690,7 +687,21 @@ struct Roots<P> {
     count: usize,
 }
 
-impl<P> Roots<P> {
+impl<P: Copy> Roots<P> {
+    /// No roots yet; `filler` only fills the unused slots.
+    fn with_room(filler: P) -> Roots<P> {
+        Roots {
+            legal: [(0, filler); 4],
+            count: 0,
+        }
+    }
+
+    /// Adds a root; at most 4 (one per move).
+    fn push(&mut self, root: (usize, P)) {
+        self.legal[self.count] = root;
+        self.count += 1;
+    }
+
     fn as_slice(&self) -> &[(usize, P)] {
         &self.legal[..self.count]
     }
@@ -701,15 +712,13 @@ impl<P> Roots<P> {
 }
 
 fn legal_roots<P: Position>(board: P) -> Roots<P> {
-    let mut legal = [(0usize, board); 4];
-    let mut count = 0;
+    let mut roots = Roots::with_room(board);
     for (i, after) in board.afterstates().into_iter().enumerate() {
         if let Some(after) = after {
-            legal[count] = (i, after);
-            count += 1;
+            roots.push((i, after));
         }
     }
-    Roots { legal, count }
+    roots
 }
 
 impl<P: Position, E: Evaluator<P> + 'static> Solver for Expectimax<P, E> {
