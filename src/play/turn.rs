@@ -9,11 +9,11 @@
 use super::cover::{settle_frame_until, Cover, GameUi};
 use super::dump::{self, Desync};
 use super::mirror::{self, Mismatch, ReadGrid, Verdict};
+use super::read_grid;
 use super::run::Run;
 use super::step::{End, Event, Limits, MoveStep, State};
 use super::stop::{cover_stop, gone_or, input_stop, Stop, StopReason};
 use super::win::{self, WinDialog, WinState};
-use super::{read_frame, read_grid};
 use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
 use crate::engine::{AnyBoard, Move, Position};
 use crate::input::KeySink;
@@ -258,18 +258,50 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
 }
 
 /// Whether `f` reads as exactly the afterstate plus one new tile that cannot be a tile still
-/// sliding ([`mirror::spawn_could_be_sliding_tile`]): the early accept.
+/// sliding ([`mirror::spawn_could_be_sliding_tile`]), the new tile possibly still growing in
+/// ([`read_for_plan`]): the early accept.
 fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned) -> bool {
-    reader
-        .read(&f.image)
-        .ok()
-        .and_then(|r| read_grid(&r).ok())
-        .is_some_and(|g| match mirror::compare(&plan.before, &plan.after, &g) {
+    read_for_plan(reader, &f.image, plan).is_ok_and(|(_, g)| {
+        match mirror::compare(&plan.before, &plan.after, &g) {
             Verdict::Spawned { cell, value, .. } => {
                 !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
             }
             _ => false,
-        })
+        }
+    })
+}
+
+/// Reads `image` for the move `plan`: as the reader reads it, except that when the profile lets
+/// a new tile be read while it grows in ([`Reader::reads_growing`], the web game) and exactly one
+/// cell reads otherwise than the afterstate, that cell is empty in the afterstate, unreadable as
+/// a whole tile, and the reader sees a growing 2 or 4 there told apart with margin ([`Reader::growing_tile`]), the cell is
+/// taken as that tile. Every other cell must read exactly as the afterstate: a frame from inside
+/// the slide (a tile between cells) or a merge's pop never passes, and the next frame is
+/// verified against the mirror as ever, so a wrong early read shows up as a desync.
+pub(super) fn read_for_plan(
+    reader: &mut Reader,
+    image: &image::RgbaImage,
+    plan: &Planned,
+) -> Result<(crate::vision::Reading, ReadGrid), String> {
+    let r = reader.read(image).map_err(|e| e.to_string())?;
+    let g = read_grid(&r).map_err(|e| e.to_string())?;
+    if !reader.reads_growing() || g.shape() != plan.after.shape() {
+        return Ok((r, g));
+    }
+    let after = ReadGrid::of_board(&plan.after);
+    let mut off = (after.cells().iter().zip(g.cells()).enumerate()).filter(|(_, (a, b))| a != b);
+    // the one cell off: empty in the afterstate, unreadable as a whole tile
+    let (Some((i, (&Some(0), &None))), None) = (off.next(), off.next()) else {
+        return Ok((r, g));
+    };
+    let cols = g.shape().cols();
+    let Some(grown) = reader.growing_tile(image, i / cols, i % cols) else {
+        return Ok((r, g));
+    };
+    let mut cells = g.cells().to_vec();
+    cells[i] = Some(u64::from(grown.value));
+    let g = ReadGrid::new(g.shape(), cells).map_err(|e| e.to_string())?;
+    Ok((r, g))
 }
 
 /// Reads the settled frame `s` and classifies it against the mirror.
@@ -281,7 +313,7 @@ fn observe(
     seen: &mut Seen,
 ) -> Event {
     let hash = s.hash;
-    let (r, g) = match read_frame(reader, &s.frame) {
+    let (r, g) = match read_for_plan(reader, &s.frame.image, plan) {
         Ok(x) => x,
         Err(e) => {
             seen.error = e;
@@ -481,4 +513,90 @@ fn desync_stop(run: &mut Run<'_>, plan: &Planned, seen: &Seen) -> Stop {
         None => why,
     };
     Stop::new(StopReason::Desync, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Shape;
+    use crate::vision::{Profile, ProfileChoice};
+
+    fn frame(name: &str) -> image::RgbaImage {
+        let path = format!("{}/tests/data/growing/{name}", env!("CARGO_MANIFEST_DIR"));
+        image::open(&path).expect(&path).to_rgba8()
+    }
+
+    fn plan(before: [u64; 16], key: Move) -> Planned {
+        let before = AnyBoard::from_values(Shape::new(4, 4).unwrap(), &before).unwrap();
+        let (after, gained) = before.apply(key).unwrap();
+        Planned {
+            key,
+            before,
+            after,
+            gained,
+        }
+    }
+
+    /// The early decision on a frame: the new tile as (cell index, value), or `None` (wait).
+    fn early(profile: &str, name: &str, plan: &Planned) -> Option<(usize, u64)> {
+        let mut reader = Reader::new(ProfileChoice::Given(Profile::load(profile).unwrap()));
+        let f = Frame {
+            image: frame(name),
+            origin: (0, 0),
+            taken_at: Instant::now(),
+        };
+        if !reads_as_spawn(&mut reader, &f, plan) {
+            return None;
+        }
+        let (_, g) = read_for_plan(&mut reader, &f.image, plan).unwrap();
+        match mirror::compare(&plan.before, &plan.after, &g) {
+            Verdict::Spawned { .. } => {}
+            _ => panic!("accepted but not spawned"),
+        }
+        let after = ReadGrid::of_board(&plan.after);
+        let mut new = (0..16).filter(|&i| after.cells()[i] != g.cells()[i]);
+        let i = new.next().unwrap();
+        assert!(new.next().is_none());
+        Some((i, g.cells()[i].unwrap()))
+    }
+
+    const LEFT_BEFORE: [u64; 16] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2];
+
+    #[test]
+    fn a_growing_2_or_4_is_read_on_the_web_game() {
+        let left = plan(LEFT_BEFORE, Move::Left);
+        assert_eq!(early("web-2048", "grow2-alpha38.png", &left), Some((1, 2)));
+        assert_eq!(early("web-2048", "grow2-alpha70.png", &left), Some((1, 2)));
+        let down = plan([2, 4, 4, 4, 4, 0, 2, 2, 2, 0, 0, 0, 2, 0, 0, 0], Move::Down);
+        assert_eq!(early("web-2048", "grow4-alpha41.png", &down), Some((2, 4)));
+    }
+
+    #[test]
+    fn mid_slide_and_merge_pop_frames_wait() {
+        let left = plan(LEFT_BEFORE, Move::Left);
+        assert_eq!(early("web-2048", "slide.png", &left), None);
+        assert_eq!(early("web-2048", "merge-pop.png", &left), None);
+        // the wrong afterstate (another key) is never matched by a growing tile
+        let up = plan(LEFT_BEFORE, Move::Up);
+        assert_eq!(early("web-2048", "grow2-alpha38.png", &up), None);
+    }
+
+    #[test]
+    fn only_the_web_profile_reads_growing_tiles() {
+        // the same frame read through a copy of the web profile without `[animation]`, as
+        // gnome-2048's and 2048-qt's profiles are: a growing tile is never taken
+        let mut p = Profile::load("web-2048").unwrap();
+        assert!(p.animation.as_ref().is_some_and(|a| a.early_spawn));
+        p.animation = None;
+        let mut reader = Reader::new(ProfileChoice::Given(p));
+        let left = plan(LEFT_BEFORE, Move::Left);
+        let img = frame("grow2-alpha38.png");
+        let (_, g) = read_for_plan(&mut reader, &img, &left).unwrap();
+        assert!(!reader.reads_growing());
+        assert!(reader.growing_tile(&img, 0, 1).is_none());
+        assert!(g.cells()[1].is_none());
+        for name in ["gnome-2048", "2048-qt"] {
+            assert!(Profile::load(name).unwrap().animation.is_none(), "{name}");
+        }
+    }
 }

@@ -327,6 +327,7 @@ impl Learner {
                     digit,
                 })
             },
+            animation: None,
         };
         Ok((profile, report))
     }

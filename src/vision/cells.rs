@@ -373,3 +373,83 @@ pub(crate) fn read_cell(
         confidence: conf,
     }
 }
+
+/// Central box of a cell searched for a growing tile (fractions of the side).
+const GROW_BOX: (f32, f32) = (0.25, 0.75);
+/// Share of that box a growing tile must cover (pixels off the empty colour), 0..=1.
+const GROW_MIN_COVER: f32 = 0.15;
+/// Share of the off-empty pixels that must be the tile's body colour (the rest: its digits and
+/// anti-aliased edges), 0..=1.
+const GROW_MIN_BODY: f32 = 0.5;
+/// Lowest opacity (0..=1, position on the segment empty -> tile colour) at which a growing tile
+/// is read: below it a 2 and a 4 differ by fewer than 6 levels in blue.
+const GROW_MIN_ALPHA: f32 = 0.35;
+/// Highest opacity (0..=1) taken for a growing tile: a tile at full opacity over an empty cell is
+/// full size (read as a whole tile) or a tile sliding across it.
+const GROW_MAX_ALPHA: f32 = 0.95;
+/// Largest distance (8-bit levels) of the body colour from the segment empty -> tile colour.
+const GROW_MAX_RESIDUAL: f32 = 2.5;
+/// Least amount (8-bit levels) by which the other value's segment must be farther.
+const GROW_MIN_MARGIN: f32 = 3.5;
+
+/// A new tile read while it still fades and grows in over an empty cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growing {
+    /// The tile's value (one of the two candidates given).
+    pub value: u32,
+    /// Its opacity as seen, 0..=1 (the body colour's position from the empty colour to the tile
+    /// colour).
+    pub alpha: f32,
+    /// How much farther (8-bit levels) the body colour lies from the other candidate's segment
+    /// than from this one's.
+    pub margin: f32,
+}
+
+/// Reads a cell as a tile growing in over the empty colour `empty`: the dominant colour of its
+/// centre, off the empty colour, must lie on the segment `empty -> background` of exactly one of
+/// the `candidates` (value, background), within [`GROW_MAX_RESIDUAL`] and at least
+/// [`GROW_MIN_MARGIN`] closer than to the other's, at an opacity from [`GROW_MIN_ALPHA`] to
+/// [`GROW_MAX_ALPHA`].
+/// `None` otherwise (too small or faint yet, another colour, or too close to call); `tol` (8-bit
+/// levels) is how far a pixel may be from `empty` and still count as empty.
+pub(crate) fn read_growing(
+    img: &RgbaImage,
+    r: &CellRect,
+    empty: Rgb,
+    candidates: [(u32, Rgb); 2],
+    tol: u8,
+) -> Option<Growing> {
+    let centre = pixels_in(
+        img,
+        r.frac(GROW_BOX.0, GROW_BOX.1, GROW_BOX.0, GROW_BOX.1),
+        1,
+    );
+    let off: Vec<Rgb> = centre
+        .iter()
+        .copied()
+        .filter(|c| c.dist(empty) > tol)
+        .collect();
+    if (off.len() as f32) < GROW_MIN_COVER * centre.len().max(1) as f32 {
+        return None;
+    }
+    let (body, share) = dominant(&off, 6)?;
+    if share < GROW_MIN_BODY {
+        return None;
+    }
+    let fits = candidates.map(|(v, bg)| {
+        let (t, d) = body.on_segment(empty, bg);
+        (v, t, d)
+    });
+    let (best, other) = if fits[0].2 <= fits[1].2 {
+        (fits[0], fits[1])
+    } else {
+        (fits[1], fits[0])
+    };
+    let margin = other.2 - best.2;
+    let alpha_ok = (GROW_MIN_ALPHA..=GROW_MAX_ALPHA).contains(&best.1);
+    (alpha_ok && best.2 <= GROW_MAX_RESIDUAL && margin >= GROW_MIN_MARGIN).then_some(Growing {
+        value: best.0,
+        alpha: best.1,
+        margin,
+    })
+}

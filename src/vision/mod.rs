@@ -28,11 +28,12 @@ pub mod io;
 pub mod labels;
 pub mod profile;
 
+pub use cells::Growing;
 pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
-pub use profile::{resolve, Profile, ProfileError, Resolved};
+pub use profile::{resolve, AnimationLook, Profile, ProfileError, Resolved};
 
-use cells::{read_cell, CellOutcome};
+use cells::{read_cell, read_growing, CellOutcome};
 use glyph::TemplateSet;
 use image::RgbaImage;
 use serde::Serialize;
@@ -425,6 +426,48 @@ impl Reader {
             Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => Some(grid),
             Tracking::Lost => None,
         }
+    }
+
+    /// Whether the profile of the remembered grid lets a new tile be read while it grows in
+    /// ([`AnimationLook::early_spawn`]): `false` with no grid, or one found without a profile.
+    pub fn reads_growing(&self) -> bool {
+        match self.tracking {
+            Tracking::Acquired { profile, .. } => self.profiles[profile]
+                .profile
+                .animation
+                .as_ref()
+                .is_some_and(|a| a.early_spawn),
+            _ => false,
+        }
+    }
+
+    /// Reads cell `(row, col)` of the remembered grid in `img` as a new 2 or 4 still fading and
+    /// growing in over the empty cell: the colour of its centre, off the empty colour, must lie
+    /// between the empty colour and exactly one of the two tile colours, told apart with margin
+    /// (see [`Growing`]). `None` when [`Reader::reads_growing`] is false, the profile lacks the
+    /// empty, 2 or 4 colour, the cell is outside the grid, or the cell shows no such tile (yet).
+    /// Call it after [`Reader::read`] on the same image, for a cell that read otherwise.
+    pub fn growing_tile(&self, img: &RgbaImage, row: usize, col: usize) -> Option<Growing> {
+        if !self.reads_growing() {
+            return None;
+        }
+        let Tracking::Acquired { grid, profile, .. } = self.tracking else {
+            return None;
+        };
+        if row >= grid.rows || col >= grid.cols {
+            return None;
+        }
+        let p = &self.profiles[profile].profile;
+        let empty = p.cells.as_ref()?.empty;
+        let bg = |v: u32| p.tiles.iter().find(|t| t.value == v).map(|t| t.background);
+        let candidates = [(2, bg(2)?), (4, bg(4)?)];
+        read_growing(
+            img,
+            &grid.cell(row, col),
+            empty,
+            candidates,
+            p.cell_tolerance(),
+        )
     }
 
     /// Reads the board in `img`. Uses the remembered grid when its gaps still show the board

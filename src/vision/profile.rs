@@ -246,6 +246,22 @@ pub struct Profile {
     /// Digit glyph templates learned from this game's font.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub glyphs: Option<Glyphs>,
+    /// How the game animates a move (absent: as gnome-2048 and 2048-qt, nothing is read early).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub animation: Option<AnimationLook>,
+}
+
+/// How the game animates a move, as far as reading it early goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnimationLook {
+    /// The game takes a key pressed during its animation (its model moves at once), and its new
+    /// tile fades and grows in over the empty cell (opacity and size from 0 to 1, as the web
+    /// game's CSS `appear`): the reader may then read the new 2 or 4 from its colour while it is
+    /// still growing ([`super::Reader::growing_tile`]), and the next key be pressed at once.
+    /// `false` (the default) for a game that drops keys while animating (gnome-2048).
+    #[serde(default)]
+    pub early_spawn: bool,
 }
 
 fn one() -> u32 {
