@@ -563,12 +563,14 @@ mod tests {
     const LEFT_BEFORE: [u64; 16] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2];
 
     #[test]
-    fn a_growing_2_or_4_is_read_on_the_web_game() {
+    fn a_growing_tile_is_read_on_the_web_game_from_half_opacity() {
         let left = plan(LEFT_BEFORE, Move::Left);
-        assert_eq!(early("web-2048", "grow2-alpha38.png", &left), Some((1, 2)));
         assert_eq!(early("web-2048", "grow2-alpha70.png", &left), Some((1, 2)));
+        // below half its full opacity a new tile waits for a later frame: a 2 at about 38%, a 4
+        // at about 41% (a 4 like it was misread on the real game at a 0.35 threshold)
+        assert_eq!(early("web-2048", "grow2-alpha38.png", &left), None);
         let down = plan([2, 4, 4, 4, 4, 0, 2, 2, 2, 0, 0, 0, 2, 0, 0, 0], Move::Down);
-        assert_eq!(early("web-2048", "grow4-alpha41.png", &down), Some((2, 4)));
+        assert_eq!(early("web-2048", "grow4-alpha41.png", &down), None);
     }
 
     #[test]
@@ -578,7 +580,7 @@ mod tests {
         assert_eq!(early("web-2048", "merge-pop.png", &left), None);
         // the wrong afterstate (another key) is never matched by a growing tile
         let up = plan(LEFT_BEFORE, Move::Up);
-        assert_eq!(early("web-2048", "grow2-alpha38.png", &up), None);
+        assert_eq!(early("web-2048", "grow2-alpha70.png", &up), None);
     }
 
     #[test]
@@ -590,7 +592,7 @@ mod tests {
         p.animation = None;
         let mut reader = Reader::new(ProfileChoice::Given(p));
         let left = plan(LEFT_BEFORE, Move::Left);
-        let img = frame("grow2-alpha38.png");
+        let img = frame("grow2-alpha70.png");
         let (_, g) = read_for_plan(&mut reader, &img, &left).unwrap();
         assert!(!reader.reads_growing());
         assert!(reader.growing_tile(&img, 0, 1).is_none());

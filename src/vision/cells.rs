@@ -382,15 +382,17 @@ const GROW_MIN_COVER: f32 = 0.15;
 /// anti-aliased edges), 0..=1.
 const GROW_MIN_BODY: f32 = 0.5;
 /// Lowest opacity (0..=1, position on the segment empty -> tile colour) at which a growing tile
-/// is read: below it a 2 and a 4 differ by fewer than 6 levels in blue.
-const GROW_MIN_ALPHA: f32 = 0.35;
+/// is read: below it a 2 and a 4 differ by fewer than 9 levels in blue (18 at full opacity). At
+/// 0.35 a real game misread a growing 4 at 0.41 with 3.8 levels of margin.
+const GROW_MIN_ALPHA: f32 = 0.5;
 /// Highest opacity (0..=1) taken for a growing tile: a tile at full opacity over an empty cell is
 /// full size (read as a whole tile) or a tile sliding across it.
 const GROW_MAX_ALPHA: f32 = 0.95;
 /// Largest distance (8-bit levels) of the body colour from the segment empty -> tile colour.
 const GROW_MAX_RESIDUAL: f32 = 2.5;
-/// Least amount (8-bit levels) by which the other value's segment must be farther.
-const GROW_MIN_MARGIN: f32 = 3.5;
+/// Least amount (8-bit levels) by which the other value's segment must be farther (over half of
+/// the 2-to-4 distance at the lowest opacity).
+const GROW_MIN_MARGIN: f32 = 5.0;
 
 /// A new tile read while it still fades and grows in over an empty cell.
 #[derive(Clone, Copy, Debug, PartialEq)]
