@@ -14,7 +14,7 @@ use crate::vision::calibrate::{LearnReport, Learner};
 use crate::vision::io::load_image;
 use crate::vision::labels::{labelled_images, Label};
 use crate::vision::profile::{self, is_builtin, is_plain_name, user_dir};
-use crate::vision::{Profile, ProfileChoice, Reader};
+use crate::vision::{AnimationLook, Profile, ProfileChoice, Reader};
 use anyhow::{bail, Context};
 use clap::Args;
 use std::io::Write;
@@ -72,6 +72,12 @@ pub struct CalibrateArgs {
     /// Overwrite an existing profile file.
     #[arg(long)]
     pub force: bool,
+    /// Mark the game as one that takes keys during its animation and fades and grows its new
+    /// tile in over the empty cell (as the web game's CSS does): `play` then reads a new 2 or 4
+    /// while it grows and presses the next key at once. Not for a game that drops keys while it
+    /// animates (gnome-2048): its keys would be lost. Screenshots cannot show this; say it.
+    #[arg(long)]
+    pub early_spawn: bool,
 }
 
 /// Runs `bot2048 calibrate`.
@@ -117,6 +123,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
         images.push((origin, img, label));
     }
     let (profile, report) = learner.finish()?;
+    let profile = with_animation(profile, args.early_spawn);
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     let mut w = std::io::stdout().lock();
     print_report(&mut w, &report, &out)?;
@@ -235,11 +242,20 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         learner.add(origin, img.clone(), label.clone());
     }
     let (profile, report) = learner.finish()?;
+    let profile = with_animation(profile, args.early_spawn);
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     print_report(&mut w, &report, &out)?;
     let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
     check(&mut w, &profile, &images)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `profile` with the `[animation]` section `--early-spawn` asks for (none without it).
+fn with_animation(profile: Profile, early_spawn: bool) -> Profile {
+    Profile {
+        animation: early_spawn.then_some(AnimationLook { early_spawn }),
+        ..profile
+    }
 }
 
 /// Where the profile named `name` goes: `out`, or `<user profile dir>/<name>.toml`.
