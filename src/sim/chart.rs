@@ -62,6 +62,9 @@ const GROUP_WIDTH: f64 = 0.8;
 const MIN_TILES: u32 = 4;
 /// The most tiles of the reach panel.
 const MAX_TILES: u32 = 10;
+/// Half the width of a box of the box plot, in category units (1 = from one box to the next).
+const BOX_HALF_WIDTH: f64 = 0.28;
+
 /// The most runs of a box plot whose medians are written beside their boxes (more would
 /// overlap the next box; the table has them).
 const MAX_MEDIAN_LABELS: usize = 5;
@@ -538,6 +541,19 @@ fn category_label_size(
     Ok(11)
 }
 
+/// Width of a median label such as "median 341,552" at 14 px, in pixels (a little more).
+const MEDIAN_LABEL_PX: f64 = 110.0;
+
+/// How far (in category units) the box plot's x range must reach beyond the last category so
+/// that the last box's median label, drawn right of the box (at `BOX_HALF_WIDTH + 0.03`), is not
+/// cut off by the plot's edge: `n` boxes in an area `area_px` wide (its left label area and
+/// margins, about 104 px, taken off). 0 when the label fits anyway.
+fn median_label_room(n: usize, area_px: u32) -> f64 {
+    let plot_px = (f64::from(area_px) - 104.0).max(2.0 * MEDIAN_LABEL_PX);
+    let per_unit = MEDIAN_LABEL_PX / plot_px;
+    ((BOX_HALF_WIDTH + 0.03 - 0.5 + per_unit * n as f64) / (1.0 - per_unit)).max(0.0)
+}
+
 /// Several runs' final scores, a box plot each, with a dot per game.
 fn score_boxes(
     area: &DrawingArea<BitMapBackend<'_>, Shift>,
@@ -550,7 +566,10 @@ fn score_boxes(
         .fold(1.0, f64::max);
     let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
     let label_size = category_label_size(area, &names, n)?;
-    let x_axis = Ticked::categories(n);
+    let mut x_axis = Ticked::categories(n);
+    if n <= MAX_MEDIAN_LABELS {
+        x_axis.hi += median_label_room(n, area.dim_in_pixel().0);
+    }
     let mut chart = ChartBuilder::on(area)
         .margin_left(16)
         .margin_right(24)
@@ -575,7 +594,7 @@ fn score_boxes(
         .x_label_style((FONT, label_size).into_font().color(&INK))
         .axis_desc_style((FONT, 17).into_font().color(&INK))
         .draw()?;
-    let half = 0.28;
+    let half = BOX_HALF_WIDTH;
     for (i, run) in runs.iter().enumerate() {
         let colour = rgb(solver_colour(i));
         let mut scores: Vec<f64> = run.results.iter().map(|r| r.score as f64).collect();
@@ -665,7 +684,7 @@ fn reach_bars(
             (FONT, 21).into_font().color(&INK),
         )
         .x_label_area_size(54)
-        .y_label_area_size(64)
+        .y_label_area_size(80)
         .build_cartesian_2d(x_axis, y_axis)?;
     chart
         .configure_mesh()
@@ -728,6 +747,28 @@ mod tests {
     use super::*;
     use crate::engine::Shape;
     use crate::sim::{summarize, GameEnd, GameResult};
+
+    #[test]
+    fn the_last_median_label_fits_inside_the_box_plot() {
+        // 2 boxes in 624 px: a 520 px plot, 110/520 of it a label; worked by hand, the range
+        // must reach (0.31 - 0.5 + 2 * 0.21154) / (1 - 0.21154) = 0.2956 past the last box
+        assert!((median_label_room(2, 624) - 0.2956).abs() < 1e-3);
+        // one box in a wide area: its label fits without room
+        assert_eq!(median_label_room(1, 1104), 0.0);
+        for n in 1..=MAX_MEDIAN_LABELS {
+            for width in [400u32, 624, 900, 1400] {
+                let room = median_label_room(n, width);
+                let hi = n as f64 - 0.5 + room;
+                let plot_px = (f64::from(width) - 104.0).max(2.0 * MEDIAN_LABEL_PX);
+                let label_units = MEDIAN_LABEL_PX * (n as f64 + room) / plot_px;
+                let label_end = (n - 1) as f64 + BOX_HALF_WIDTH + 0.03 + label_units;
+                assert!(
+                    label_end <= hi + 1e-9,
+                    "n {n}, {width} px: {label_end} > {hi}"
+                );
+            }
+        }
+    }
 
     fn game(score: u64, max_tile: u64) -> GameResult {
         GameResult {
