@@ -16,6 +16,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 fn after_help() -> String {
     super::exit::help_text(&[super::exit::OK, super::exit::ERROR, super::exit::USAGE])
@@ -106,7 +108,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         }
     })?;
     let total = config.games as u64 * entrants.len() as u64;
-    let bar = if std::io::stderr().is_terminal() {
+    let terminal = std::io::stderr().is_terminal();
+    let bar = if terminal {
         ProgressBar::new(total)
     } else {
         ProgressBar::hidden()
@@ -116,9 +119,13 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             .expect("valid template")
             .progress_chars("=> "),
     );
+    let log = ProgressLines::new(total);
     let on_game = |solver: &str, r: &GameResult| {
         bar.inc(1);
         bar.set_message(format!("{solver}: last {} ({} moves)", r.max_tile, r.moves));
+        if !terminal {
+            log.game_done(solver, r);
+        }
     };
     let comparison = compare::compare(&config, &entrants, &on_game)?;
     bar.finish_and_clear();
@@ -134,6 +141,47 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         chart::write_png(&img, out, args.force)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds between two progress lines when stderr is not a terminal (a log file, a pipe), where
+/// the progress bar is hidden.
+const PROGRESS_LINE_SECS: u64 = 30;
+
+/// Progress of a run as plain lines on stderr, for a log: at most one every
+/// [`PROGRESS_LINE_SECS`], the first after that long (a short run prints none).
+struct ProgressLines {
+    total: u64,
+    started: Instant,
+    state: Mutex<(u64, Instant)>,
+}
+
+impl ProgressLines {
+    fn new(total: u64) -> ProgressLines {
+        let now = Instant::now();
+        ProgressLines {
+            total,
+            started: now,
+            state: Mutex::new((0, now)),
+        }
+    }
+
+    /// Counts a finished game and prints a line if the last one is old enough.
+    fn game_done(&self, solver: &str, r: &GameResult) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 += 1;
+        if state.1.elapsed() < Duration::from_secs(PROGRESS_LINE_SECS) {
+            return;
+        }
+        state.1 = Instant::now();
+        eprintln!(
+            "sim: {}/{} games after {} s; {solver}: last {} ({} moves)",
+            state.0,
+            self.total,
+            self.started.elapsed().as_secs(),
+            r.max_tile,
+            r.moves
+        );
+    }
 }
 
 /// One `--compare` entry, `SOLVER` or `SOLVER/EVAL` (e.g. `expectimax/ntuple`): the entry's
