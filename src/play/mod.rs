@@ -156,9 +156,12 @@ pub fn grid_rect(r: &Reading) -> Rect {
     }
 }
 
-/// Reads one settled frame into its reading and read grid; the error in words.
-fn read_frame(reader: &mut Reader, frame: &Frame) -> Result<(Reading, ReadGrid), String> {
-    let r = reader.read(&frame.image).map_err(|e| e.to_string())?;
+/// Reads one frame's image into its reading and read grid; the error in words.
+fn read_image(
+    reader: &mut Reader,
+    image: &image::RgbaImage,
+) -> Result<(Reading, ReadGrid), String> {
+    let r = reader.read(image).map_err(|e| e.to_string())?;
     let g = read_grid(&r).map_err(|e| e.to_string())?;
     Ok((r, g))
 }

@@ -5,7 +5,7 @@ use super::cover::{settle_frame, GameUi};
 use super::run::Run;
 use super::stop::{cover_stop, Stop, StopReason};
 use super::win::OnWin;
-use super::{grid_rect, read_frame};
+use super::{grid_rect, read_image};
 use crate::capture::{self, FrameSource, SettleOptions, Settled};
 use crate::engine::AnyBoard;
 use crate::input::KeySink;
@@ -73,7 +73,7 @@ fn attempt<T: FrameSource + KeySink + GameUi>(
     run: &mut Run<'_>,
     s: &Settled,
 ) -> Result<Attempt, Stop> {
-    let (r, g) = match read_frame(reader, &s.frame) {
+    let (r, g) = match read_image(reader, &s.frame.image) {
         Ok(x) => x,
         Err(e) => {
             reader.forget_grid();

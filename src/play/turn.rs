@@ -9,7 +9,7 @@
 use super::cover::{settle_frame_until, Cover, GameUi};
 use super::dump::{self, Desync};
 use super::mirror::{self, Mismatch, ReadGrid, Verdict};
-use super::read_grid;
+use super::read_image;
 use super::run::Run;
 use super::step::{End, Event, Limits, MoveStep, State};
 use super::stop::{cover_stop, gone_or, input_stop, Stop, StopReason};
@@ -283,8 +283,7 @@ pub(super) fn read_for_plan(
     image: &image::RgbaImage,
     plan: &Planned,
 ) -> Result<(crate::vision::Reading, ReadGrid), String> {
-    let r = reader.read(image).map_err(|e| e.to_string())?;
-    let g = read_grid(&r).map_err(|e| e.to_string())?;
+    let (r, g) = read_image(reader, image)?;
     if !reader.reads_growing() || g.shape() != plan.after.shape() {
         return Ok((r, g));
     }
