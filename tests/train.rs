@@ -136,3 +136,88 @@ fn train_refuses_bad_resume_files_with_their_name() {
     let o = train(&["--network", "01z", "--games", "1", "--out", out_s]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn train_promotes_a_one_stage_file_to_stages_and_trains_each_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one.bin"), dir.path().join("two.bin"));
+    let (one_s, two_s) = (one.to_str().unwrap(), two.to_str().unwrap());
+    let o = train(&[
+        "--network",
+        "0123,4567",
+        "--games",
+        "100",
+        "--tc",
+        "--threads",
+        "1",
+        "--out",
+        one_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Stage 1 for the boards with a 64 or more: nearly every game gets there.
+    let o = train(&[
+        "--network",
+        "0123,4567@64",
+        "--games",
+        "160",
+        "--tc",
+        "--threads",
+        "1",
+        "--resume",
+        one_s,
+        "--out",
+        two_s,
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("promoting 0123,4567 (100 games) to 0123,4567@64"),
+        "{err}"
+    );
+    let (before, after) = (Network::load(&one).unwrap(), Network::load(&two).unwrap());
+    assert_eq!(after.spec().to_string(), "0123,4567@64");
+    assert_eq!(after.games(), 160);
+    let n = before.weight_count();
+    assert_eq!(after.weight_count(), 2 * n);
+    // Both stages learnt from the 60 games, each its own way.
+    let w = |net: &Network, i: usize| net.weight(i).unwrap();
+    let moved = |stage: usize| {
+        (0..n)
+            .filter(|&i| w(&after, stage * n + i) != w(&before, i))
+            .count()
+    };
+    assert!(moved(0) > 0 && moved(1) > 0, "{} {}", moved(0), moved(1));
+    assert!((0..n).any(|i| w(&after, i) != w(&after, n + i)));
+
+    // The staged file resumes as it is, with its spec or without one.
+    for (spec, games) in [(Some("0123,4567@64"), 170), (None, 180)] {
+        let games = games.to_string();
+        let mut args = vec!["--games", &games, "--tc", "--resume", two_s, "--out", two_s];
+        args.extend(spec.iter().flat_map(|s| ["--network", *s]));
+        let o = train(&args);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(
+            !err.contains("promoting") && err.contains("resumed 0123,4567@64"),
+            "{err}"
+        );
+        assert_eq!(
+            Network::load(&two).unwrap().games(),
+            games.parse::<u64>().unwrap()
+        );
+    }
+    // A staged spec of other tuples is refused, naming both.
+    let o = train(&[
+        "--network",
+        "0123@64",
+        "--games",
+        "200",
+        "--resume",
+        one_s,
+        "--out",
+        two_s,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(one_s) && err.contains("0123,4567"), "{err}");
+}

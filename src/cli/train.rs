@@ -8,7 +8,7 @@ use crate::cli::play::interrupt_flag;
 use crate::solver::ntuple::td::{
     self, CheckpointPlan, GameOutcome, Progress, TrainConfig, REACH_TILES,
 };
-use crate::solver::ntuple::{Network, Spec, WeightsFormat};
+use crate::solver::ntuple::{LoadError, Network, Spec, WeightsFormat};
 use anyhow::{bail, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,8 +21,11 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Args)]
 pub struct TrainArgs {
     /// Network shape: `4x6` (four 6-cell tuples, the standard) or tuples of hex cells separated
-    /// by commas, cells numbered 0-f in reading order (e.g. `012345,456789,012456,45689a`).
-    /// With --resume the file's own shape is used, and a different --network is an error.
+    /// by commas, cells numbered 0-f in reading order (e.g. `012345,456789,012456,45689a`),
+    /// then `@TILE` per stage boundary: `4x6@16384` has its own tables for the boards with a
+    /// 16384 or more (multi-stage TD). With --resume the file's own shape is used and a
+    /// different --network is an error, except one: a one-stage file and the same tuples with
+    /// stages, which promotes it (every stage starts as a copy of the file's weights).
     #[arg(long, value_name = "SPEC")]
     pub network: Option<Spec>,
     /// Train until the network has learnt from this many games in all (a resumed network's
@@ -125,6 +128,34 @@ fn print_eval(games: &[GameOutcome], seconds: f64) {
     );
 }
 
+/// Loads the --resume checkpoint; with a --network of the same tuples in stages and a one-stage
+/// file, promotes the network (and its TC tables) to that spec.
+fn resume(
+    path: &std::path::Path,
+    spec: Option<&Spec>,
+) -> anyhow::Result<(Network, Option<td::Coherence>)> {
+    let promote = spec.filter(|s| s.stage_count() > 1);
+    let expected = promote.map_or(spec.cloned(), |s| Some(s.single_stage()));
+    let loaded = td::load_checkpoint(path, expected.as_ref());
+    let (net, tc) = match (loaded, promote) {
+        (Err(LoadError::SpecMismatch { .. }), Some(s)) => {
+            // maybe the file already has these stages: then it is a plain resume
+            return Ok(td::load_checkpoint(path, Some(s))?);
+        }
+        (loaded, _) => loaded?,
+    };
+    let Some(to) = promote else {
+        return Ok((net, tc));
+    };
+    eprintln!(
+        "promoting {} ({} games) to {to}: every stage starts as a copy of its weights",
+        net.spec(),
+        net.games()
+    );
+    let tc = tc.map(|tc| tc.promoted(&net, to)).transpose()?;
+    Ok((net.promoted(to)?, tc))
+}
+
 /// Runs `bot2048 train`.
 ///
 /// # Errors
@@ -142,7 +173,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
     let (net, tc) = match &args.resume {
         Some(path) => {
-            let (net, tc) = td::load_checkpoint(path, args.network.as_ref())?;
+            let (net, tc) = resume(path, args.network.as_ref())?;
             eprintln!(
                 "resumed {} ({} games{}) from {}",
                 net.spec(),

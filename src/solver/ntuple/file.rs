@@ -7,7 +7,7 @@
 //! | 8 | magic `BOT2048N` |
 //! | 4 | format version, [`FORMAT_VERSION`] |
 //! | 4 + n | spec length, then the spec's canonical text ([`Spec`]'s `Display`), UTF-8 |
-//! | 1 | encoding: 0 = `f32`, 1 = `i16` with a per-tuple `f32` scale ([`Encoding`]) |
+//! | 1 | encoding: 0 = `f32`, 1 = `i16` with a per-table `f32` scale ([`Encoding`]) |
 //! | 1 | compression: 0 = none, 1 = deflate (RFC 1951) |
 //! | 1 | extra tables after the weights: 0, or 2 in a TC training checkpoint (its `E` and `A`) |
 //! | 1 | reserved, 0 |
@@ -17,8 +17,11 @@
 //! | 4 | CRC-32 (IEEE) of every byte before it |
 //!
 //! The payload, once decompressed, is for `f32`: every weight in [`Network::weight`] order; for
-//! `i16`: first one `f32` scale per tuple, then every weight `w` as `round(w / scale)`, where
-//! `scale = max |w| / 32767` over the tuple's table (so the error is at most `scale / 2`).
+//! `i16`: first one `f32` scale per table (a table per tuple and stage, in
+//! [`Spec::table_lens`] order), then every weight `w` as `round(w / scale)`, where
+//! `scale = max |w| / 32767` over its table (so the error is at most `scale / 2`). A staged
+//! spec (`4x6@16384`) is written in the spec field as such; a one-stage spec's text and payload
+//! are what they were before stages existed, so older files load unchanged.
 //! Extra tables (only with `f32`) follow the weights, each as long, in the same order.
 //! [`Network::load`] reads past them; the trainer loads them to resume temporal coherence.
 //!
@@ -339,14 +342,16 @@ impl Network {
         let n = self.weights.len() as u64;
         match encoding {
             Encoding::F32 => 4 * n,
-            Encoding::I16 => 4 * self.lookups.len() as u64 + 2 * n,
+            Encoding::I16 => 4 * self.spec.table_count() as u64 + 2 * n,
         }
     }
 
-    /// The weights of tuple `t` (its table, in index order), as a range of the flat array.
+    /// The weights of table `t` (stage by stage, tuple by tuple: [`Spec::table_lens`]), in
+    /// index order, as a range of the flat array.
     fn table_range(&self, t: usize) -> std::ops::Range<usize> {
-        let start = self.lookups[t].offset;
-        start..start + (1 << (4 * self.spec.tuples[t].len()))
+        let start: usize = self.spec.table_lens().take(t).sum();
+        let len = self.spec.table_lens().nth(t).unwrap_or(0);
+        start..start + len
     }
 
     fn write_payload(
@@ -370,7 +375,9 @@ impl Network {
                 }
             }
             Encoding::I16 => {
-                let scales: Vec<f32> = (0..self.lookups.len()).map(|t| self.i16_scale(t)).collect();
+                let scales: Vec<f32> = (0..self.spec.table_count())
+                    .map(|t| self.i16_scale(t))
+                    .collect();
                 for s in &scales {
                     w.write_all(&s.to_le_bytes())?;
                 }
@@ -390,7 +397,7 @@ impl Network {
         Ok(())
     }
 
-    /// The `i16` scale of tuple `t`: its largest |weight| / 32767 (1 for an all-zero table).
+    /// The `i16` scale of table `t`: its largest |weight| / 32767 (1 for an all-zero table).
     fn i16_scale(&self, t: usize) -> f32 {
         let max = self.weights[self.table_range(t)]
             .iter()
@@ -583,7 +590,7 @@ fn read_header(
     let payload_len = u64::from_le_bytes(read_array(r).map_err(short)?);
     let raw_len = match encoding {
         Encoding::F32 => 4 * spec.weight_count() as u64,
-        Encoding::I16 => 4 * spec.tuples().len() as u64 + 2 * spec.weight_count() as u64,
+        Encoding::I16 => 4 * spec.table_count() as u64 + 2 * spec.weight_count() as u64,
     };
     let raw_len = raw_len * (1 + extra as u64);
     if !compressed && payload_len != raw_len {
@@ -622,8 +629,8 @@ fn read_weights(r: &mut impl Read, spec: &Spec, encoding: Encoding) -> io::Resul
             }
         }
         Encoding::I16 => {
-            let mut scales = Vec::with_capacity(spec.tuples().len());
-            for _ in spec.tuples() {
+            let mut scales = Vec::with_capacity(spec.table_count());
+            for _ in 0..spec.table_count() {
                 let s = f32::from_le_bytes(read_array(r)?);
                 if !s.is_finite() || s <= 0.0 {
                     return Err(io::Error::new(
@@ -634,8 +641,8 @@ fn read_weights(r: &mut impl Read, spec: &Spec, encoding: Encoding) -> io::Resul
                 scales.push(s);
             }
             let mut buf = vec![0u8; 2 * CHUNK];
-            for (t, &scale) in spec.tuples().iter().zip(&scales) {
-                let mut left = 1usize << (4 * t.len());
+            for (len, &scale) in spec.table_lens().zip(&scales) {
+                let mut left = len;
                 while left > 0 {
                     let n = left.min(CHUNK);
                     r.read_exact(&mut buf[..2 * n])?;
@@ -721,6 +728,43 @@ mod tests {
             let (a, b) = (net.weight(i).unwrap(), back.weight(i).unwrap());
             assert!((a - b).abs() <= step / 2.0 + 1e-4, "weight {i}: {a} vs {b}");
         }
+    }
+
+    #[test]
+    fn a_staged_network_saves_and_loads_with_a_scale_per_stage_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = small_net();
+        let net = one.promoted(&"012,4567,f@16384".parse().unwrap()).unwrap();
+        // Stage 1's weights 100 times stage 0's: one i16 scale for both stages would make stage
+        // 0's step 100 times coarser.
+        let half = one.weight_count();
+        for i in 0..half {
+            net.set_weight(half + i, 100.0 * one.weight(i).unwrap());
+        }
+        for (name, format) in [
+            ("f32", WeightsFormat::CHECKPOINT),
+            ("i16", WeightsFormat::SHIP),
+        ] {
+            let path = dir.path().join(name);
+            net.save_as(&path, format, "").unwrap();
+            let back = Network::load(&path).unwrap();
+            assert_eq!(back.spec().to_string(), "012,4567,f@16384");
+            for i in 0..net.weight_count() {
+                let (a, b) = (net.weight(i).unwrap(), back.weight(i).unwrap());
+                // as in i16_keeps_each_weight_within_half_a_step, per stage
+                let step = if i < half { 440.0 } else { 44000.0 } / 32767.0;
+                assert!(
+                    (a - b).abs() <= step / 2.0 + 1e-3,
+                    "{name} weight {i}: {a} vs {b}"
+                );
+            }
+        }
+        // A one-stage spec is refused for it, by name.
+        let path = dir.path().join("f32");
+        assert!(matches!(
+            Network::load_spec(&path, one.spec()),
+            Err(LoadError::SpecMismatch { .. })
+        ));
     }
 
     fn expect_err(path: &Path, spec: Option<&Spec>) -> LoadError {

@@ -94,6 +94,23 @@ pub enum SpecError {
     /// More than [`MAX_WEIGHTS`] weights in all.
     #[error("the tuples need {0} weights; a network has at most {MAX_WEIGHTS} (4 GiB)")]
     TooLarge(usize),
+    /// A stage boundary that is not a tile from 4 to 32768, or not above the one before it.
+    #[error(
+        "stage boundary {0:?}: each `@TILE` is a tile from 4 to 32768, above the one before it \
+         (e.g. `4x6@16384`)"
+    )]
+    BadStage(String),
+    /// A network cannot be promoted to this spec (see [`Network::promoted`]).
+    #[error(
+        "a network of spec {from} cannot become one of spec {to}: only a one-stage network \
+         becomes a staged one, with the same tuples"
+    )]
+    NotPromotable {
+        /// The network's spec.
+        from: String,
+        /// The spec asked for.
+        to: String,
+    },
     /// The same cell twice in one tuple.
     #[error("tuple {tuple:?} names cell {cell:x} twice")]
     RepeatedCell {
@@ -110,9 +127,17 @@ pub enum SpecError {
 /// e.g. `012345,456789,012456,45689a`; the alias `4x6` is [`Spec::STANDARD_4X6`]. The order of
 /// the cells in a tuple fixes the order of the nibbles in its table index, so `012` and `210` are
 /// different specs (of equal strength) whose weight files are not interchangeable.
+///
+/// **Stages** (multi-stage TD, Yeh et al. 2016; Jaśkowski 2018's weight promotion): `@TILE`
+/// after the tuples, once per boundary (`4x6@16384`), gives the network one more set of tables
+/// for the boards whose largest tile is at least `TILE`: a board looks up only its own stage's
+/// tables, so the endgame (a 16384 on the board) learns its own weights instead of sharing them
+/// with the opening. No `@` is one stage, as before.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {
     tuples: Vec<Vec<u8>>,
+    /// The stage boundaries as log2 exponents of the largest tile, ascending (empty: one stage).
+    stages: Vec<u8>,
 }
 
 impl Spec {
@@ -162,7 +187,33 @@ impl Spec {
                 }
             }
         }
-        let spec = Spec { tuples };
+        let spec = Spec {
+            tuples,
+            stages: Vec::new(),
+        };
+        match spec.weight_count() {
+            n if n > MAX_WEIGHTS => Err(SpecError::TooLarge(n)),
+            _ => Ok(spec),
+        }
+    }
+
+    /// The same tuples with stage boundaries `tiles` (tile values, e.g. `[16384]` for two
+    /// stages: largest tile below 16384, and 16384 or more).
+    ///
+    /// # Errors
+    /// [`SpecError::BadStage`] for a tile that is not a power of two from 4 to 32768 or not above
+    /// the one before it; [`SpecError::TooLarge`] when the stages' weights pass [`MAX_WEIGHTS`].
+    pub fn with_stages(self, tiles: &[u32]) -> Result<Spec, SpecError> {
+        let mut stages = Vec::with_capacity(tiles.len());
+        for &tile in tiles {
+            let exp = tile.trailing_zeros() as u8;
+            let ok = tile.is_power_of_two() && (2..=15).contains(&exp);
+            if !ok || stages.last().is_some_and(|&last| exp <= last) {
+                return Err(SpecError::BadStage(tile.to_string()));
+            }
+            stages.push(exp);
+        }
+        let spec = Spec { stages, ..self };
         match spec.weight_count() {
             n if n > MAX_WEIGHTS => Err(SpecError::TooLarge(n)),
             _ => Ok(spec),
@@ -174,15 +225,60 @@ impl Spec {
         &self.tuples
     }
 
+    /// The stage boundaries as log2 exponents of the largest tile (14 = 16384), ascending; empty
+    /// for a one-stage network.
+    pub fn stage_exponents(&self) -> &[u8] {
+        &self.stages
+    }
+
+    /// The number of stages: one more than the boundaries.
+    pub fn stage_count(&self) -> usize {
+        self.stages.len() + 1
+    }
+
+    /// The spec with the same tuples and one stage.
+    pub fn single_stage(&self) -> Spec {
+        Spec {
+            tuples: self.tuples.clone(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// The stage of a raw board: how many boundaries its largest exponent reaches (0 with none).
+    #[inline(always)]
+    pub fn stage_of(&self, x: u64) -> usize {
+        if self.stages.is_empty() {
+            return 0;
+        }
+        let max = (0..16).map(|i| (x >> (4 * i)) & 0xf).max().unwrap_or(0) as u8;
+        self.stages.iter().take_while(|&&e| max >= e).count()
+    }
+
+    /// The length of each table in the flat weight array, in order: stage by stage, tuple by
+    /// tuple (`16^k` for a `k`-cell tuple).
+    pub fn table_lens(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.stage_count()).flat_map(|_| self.tuples.iter().map(|t| 1usize << (4 * t.len())))
+    }
+
+    /// The number of tables: stages × tuples.
+    pub fn table_count(&self) -> usize {
+        self.stage_count() * self.tuples.len()
+    }
+
+    /// The weights of one stage: the sum of `16^k` over the tuples.
+    pub fn stage_weights(&self) -> usize {
+        self.tuples.iter().map(|t| 1usize << (4 * t.len())).sum()
+    }
+
     /// Weights looked up per board: 8 × the number of tuples.
     pub fn features(&self) -> usize {
         SYMMETRIES * self.tuples.len()
     }
 
-    /// The total number of weights: the sum of `16^k` over the tuples (4 × 16^6 = 67,108,864
-    /// for the standard network).
+    /// The total number of weights: stages × the sum of `16^k` over the tuples (4 × 16^6 =
+    /// 67,108,864 for the standard one-stage network).
     pub fn weight_count(&self) -> usize {
-        self.tuples.iter().map(|t| 1usize << (4 * t.len())).sum()
+        self.stage_count() * self.stage_weights()
     }
 }
 
@@ -197,6 +293,9 @@ impl fmt::Display for Spec {
                 write!(f, "{c:x}")?;
             }
         }
+        for &e in &self.stages {
+            write!(f, "@{}", 1u32 << e)?;
+        }
         Ok(())
     }
 }
@@ -204,12 +303,30 @@ impl fmt::Display for Spec {
 impl FromStr for Spec {
     type Err = SpecError;
 
-    /// Parses `4x6` or a list of hex-digit tuples separated by commas or spaces (any case).
+    /// Parses `4x6` or a list of hex-digit tuples separated by commas or spaces (any case),
+    /// then any stage boundaries, `@TILE` each (`4x6@16384`).
     fn from_str(s: &str) -> Result<Spec, SpecError> {
-        let s = s.trim();
-        if s.eq_ignore_ascii_case("4x6") {
-            return Spec::STANDARD_4X6.parse();
-        }
+        let mut parts = s.trim().split('@');
+        let s = parts.next().unwrap_or("").trim();
+        let tiles = parts
+            .map(|t| {
+                t.trim()
+                    .parse::<u32>()
+                    .map_err(|_| SpecError::BadStage(t.trim().into()))
+            })
+            .collect::<Result<Vec<u32>, SpecError>>()?;
+        let tuples = if s.eq_ignore_ascii_case("4x6") {
+            Spec::STANDARD_4X6
+        } else {
+            s
+        };
+        Spec::parse_tuples(tuples)?.with_stages(&tiles)
+    }
+}
+
+impl Spec {
+    /// The tuples part of the text form (no `@`).
+    fn parse_tuples(s: &str) -> Result<Spec, SpecError> {
         let mut tuples = Vec::new();
         for word in s.split([',', ' ']).filter(|w| !w.is_empty()) {
             let mut cells = Vec::new();
@@ -342,7 +459,9 @@ pub(crate) fn weight_vec(count: usize) -> Vec<AtomicU32> {
 /// `Sync`: several threads may read and train one network at once (see the module doc).
 pub struct Network {
     spec: Spec,
+    /// The tuples' lookups into stage 0's tables; stage `k` adds `k × stage_weights`.
     lookups: Vec<Lookup>,
+    stage_weights: usize,
     weights: Vec<AtomicU32>,
     games: AtomicU64,
     note: String,
@@ -387,12 +506,30 @@ impl Network {
             })
             .collect();
         Network {
+            stage_weights: spec.stage_weights(),
             spec,
             lookups,
             weights,
             games: AtomicU64::new(games),
             note: String::new(),
         }
+    }
+
+    /// Weight promotion (Jaśkowski 2018): this one-stage network as a network of `spec`, the
+    /// same tuples in more stages, every stage starting as a copy of these weights. It values
+    /// every board exactly as this one does; further training then lets each stage's tables
+    /// go their own way. The game count and the note are kept.
+    ///
+    /// Memory: a second network of `spec.weight_count()` weights (4 bytes each).
+    ///
+    /// # Errors
+    /// [`SpecError::NotPromotable`] unless this network has one stage and `spec` has the same
+    /// tuples (in the same order).
+    pub fn promoted(&self, spec: &Spec) -> Result<Network, SpecError> {
+        let weights = promote_table(&self.spec, spec, &self.weights)?;
+        let mut net = Network::from_parts(spec.clone(), weights, self.games());
+        net.note = self.note.clone();
+        Ok(net)
     }
 
     /// The network's shape.
@@ -454,13 +591,22 @@ impl Network {
     #[inline]
     pub fn value_raw(&self, x: u64) -> f32 {
         let images = symmetries(x);
+        let stage = self.stage_offset(x);
         let mut v = 0.0;
         for l in &self.lookups {
             for &b in &images {
-                v += self.w(l.index(b));
+                v += self.w(stage + l.index(b));
             }
         }
         v
+    }
+
+    /// Where the tables of board `x`'s stage start in the flat weight array (0 for stage 0, and
+    /// for every board of a one-stage network). The 8 images of a board share its largest tile,
+    /// so they share its stage.
+    #[inline(always)]
+    fn stage_offset(&self, x: u64) -> usize {
+        self.spec.stage_of(x) * self.stage_weights
     }
 
     /// Writes the flat indices of the weights board `x` selects into `out` (at least 8 × tuples
@@ -468,10 +614,11 @@ impl Network {
     #[inline]
     fn indices(&self, x: u64, out: &mut [usize]) -> usize {
         let images = symmetries(x);
+        let stage = self.stage_offset(x);
         let mut n = 0;
         for l in &self.lookups {
             for &b in &images {
-                out[n] = l.index(b);
+                out[n] = stage + l.index(b);
                 n += 1;
             }
         }
@@ -540,6 +687,33 @@ impl Network {
         }
         best
     }
+}
+
+/// `table` (a one-stage network's weights, or a table as long, such as a TC accumulator) copied
+/// into every stage of `to`: see [`Network::promoted`].
+///
+/// # Errors
+/// [`SpecError::NotPromotable`] unless `from` has one stage and `to` the same tuples.
+pub(crate) fn promote_table(
+    from: &Spec,
+    to: &Spec,
+    table: &[AtomicU32],
+) -> Result<Vec<AtomicU32>, SpecError> {
+    if from.stage_count() != 1 || from.tuples != to.tuples || table.len() != from.weight_count() {
+        return Err(SpecError::NotPromotable {
+            from: from.to_string(),
+            to: to.to_string(),
+        });
+    }
+    let mut out = weight_vec(to.weight_count());
+    for _ in 0..to.stage_count() {
+        out.extend(
+            table
+                .iter()
+                .map(|w| AtomicU32::new(w.load(Ordering::Relaxed))),
+        );
+    }
+    Ok(out)
 }
 
 /// A move chosen by [`Network::best_move`].
@@ -729,5 +903,85 @@ mod tests {
         let dead =
             Board::from_values([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]]).unwrap();
         assert_eq!(net.best_move(dead), None);
+    }
+
+    #[test]
+    fn staged_specs_parse_print_and_size() {
+        let s: Spec = "4x6@16384".parse().unwrap();
+        assert_eq!(s.to_string(), "012345,456789,012456,45689a@16384");
+        assert_eq!(s.stage_exponents(), &[14]);
+        assert_eq!(s.stage_count(), 2);
+        assert_eq!(s.features(), 32);
+        assert_eq!(s.weight_count(), 2 * 4 * 16_777_216);
+        assert_eq!(s.table_count(), 8);
+        assert_eq!(s.single_stage(), "4x6".parse().unwrap());
+        let t: Spec = "0123,4567@8192@32768".parse().unwrap();
+        assert_eq!(t.to_string(), "0123,4567@8192@32768");
+        assert_eq!(t.table_lens().collect::<Vec<_>>(), vec![65536; 6]);
+        for bad in [
+            "4x6@16000",
+            "4x6@2",
+            "4x6@65536",
+            "4x6@16384@8192",
+            "4x6@",
+            "4x6@x",
+        ] {
+            assert!(
+                matches!(bad.parse::<Spec>(), Err(SpecError::BadStage(_))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_board_uses_its_own_stage_tables() {
+        // One one-cell tuple (cell 0), two stages split at 16384: weights 0..16 for boards
+        // whose largest tile is below 16384, 16..32 for the others.
+        let net = Network::new("0@16384".parse().unwrap(), 0.0);
+        assert_eq!(net.weight_count(), 32);
+        net.set_weight(0, 1.0); // stage 0, empty corner
+        net.set_weight(16, 1000.0); // stage 1, empty corner
+        net.set_weight(16 + 14, 100.0); // stage 1, a 16384 in a corner
+        let early = Board::from_values([[8192, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
+        let late = Board::from_values([[16384, 0, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
+        let middle = Board::from_values([[0; 4], [0, 16384, 0, 0], [0; 4], [0; 4]]).unwrap();
+        // 8 lookups each: the 8192's corner twice (weight 13 = 0), empty corners six times.
+        assert_eq!(net.value(early), 6.0);
+        // The 16384 in a corner: twice weight 30, six times weight 16.
+        assert_eq!(net.value(late), 200.0 + 6000.0);
+        // A 16384 off the corners: stage 1 all the same, 8 empty-corner lookups.
+        assert_eq!(net.value(middle), 8000.0);
+        // A TD step on a stage-1 board moves stage-1 weights only.
+        net.td_step(late.raw(), 0.0, 0.125);
+        assert_eq!(net.weight(0), Some(1.0));
+        assert_eq!(net.value(early), 6.0);
+        assert!(net.value(late) < 6200.0);
+    }
+
+    #[test]
+    fn a_promoted_network_values_every_board_as_before() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let one = Network::new("012,4567".parse().unwrap(), 0.0);
+        for i in 0..one.weight_count() {
+            one.set_weight(i, rng.random_range(-50.0..50.0));
+        }
+        let staged: Spec = "012,4567@2048@16384".parse().unwrap();
+        let three = one.promoted(&staged).unwrap();
+        assert_eq!(three.spec(), &staged);
+        assert_eq!(three.weight_count(), 3 * one.weight_count());
+        for _ in 0..300 {
+            let b = random_board(&mut rng);
+            assert_eq!(three.value(b), one.value(b), "{:016x}", b.raw());
+        }
+        // Only one-stage networks of the same tuples promote.
+        let other: Spec = "0123@16384".parse().unwrap();
+        assert!(matches!(
+            one.promoted(&other),
+            Err(SpecError::NotPromotable { .. })
+        ));
+        assert!(matches!(
+            three.promoted(&staged),
+            Err(SpecError::NotPromotable { .. })
+        ));
     }
 }

@@ -250,6 +250,25 @@ impl Coherence {
     }
 }
 
+impl Coherence {
+    /// These accumulators, for the network `net` (one stage) promoted to `spec`
+    /// ([`Network::promoted`]): each stage starts with stage 0's `E` and `A`, so its weights
+    /// keep their learning rates.
+    ///
+    /// # Errors
+    /// As [`Network::promoted`].
+    pub fn promoted(
+        &self,
+        net: &Network,
+        spec: &super::Spec,
+    ) -> Result<Coherence, super::SpecError> {
+        Ok(Coherence {
+            e: super::promote_table(net.spec(), spec, &self.e)?,
+            a: super::promote_table(net.spec(), spec, &self.a)?,
+        })
+    }
+}
+
 /// Loads a checkpoint: the network and, if the file has them (a TC run's), the TC accumulators.
 /// With `expected`, a network of another spec is refused.
 ///
