@@ -1298,8 +1298,9 @@ mod cli {
     #[test]
     fn builtin_profiles_are_what_calibrate_makes() {
         // The embedded profiles are made with `calibrate --from tests/data/corpus/<game>`
-        // (calibration/README.md), the web game's with `--early-spawn` (its new tile is read
-        // while it grows in), the others without it (they have no `[animation]`).
+        // (calibration/README.md), the web game's with `--early-spawn --slide-ms 100` (its new
+        // tile is read while it grows in; its CSS slides tiles in 100 ms), the others without
+        // them (they have no `[animation]`).
         for (game, early) in [
             ("gnome-2048", false),
             ("2048-qt", false),
@@ -1318,7 +1319,7 @@ mod cli {
                 out.to_str().unwrap(),
             ];
             if early {
-                args.push("--early-spawn");
+                args.extend(["--early-spawn", "--slide-ms", "100"]);
             }
             let o = bot(&args);
             assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -105,12 +105,13 @@ pub fn region_hash(image: &image::RgbaImage, region: Option<Rect>) -> u64 {
 /// # Errors
 /// Any [`CaptureError`] of the source, and `Occluded` when the settled region is black.
 pub fn settle(src: &mut dyn FrameSource, opts: &SettleOptions) -> Result<Settled, CaptureError> {
-    settle_until(src, opts, &mut |_| false)
+    settle_until(src, opts, &mut |_, _| false)
 }
 
 /// As [`settle`], but once the region has been unchanged for `opts.early_quiet_ms`, `accept` is
-/// asked (once per distinct region content) whether that frame may be used already; `true` ends
-/// the wait early. The play loop accepts a frame early only when its read is exactly the mirror's
+/// asked (once per distinct region content) whether that frame may be used already, with the
+/// time from the first changed frame to this one (zero when the region never changed); `true`
+/// ends the wait early. The play loop accepts a frame early only when its read is exactly the mirror's
 /// afterstate plus one new tile, which a mid-slide frame cannot show.
 ///
 /// # Errors
@@ -118,7 +119,7 @@ pub fn settle(src: &mut dyn FrameSource, opts: &SettleOptions) -> Result<Settled
 pub fn settle_until(
     src: &mut dyn FrameSource,
     opts: &SettleOptions,
-    accept: &mut dyn FnMut(&Frame) -> bool,
+    accept: &mut dyn FnMut(&Frame, Duration) -> bool,
 ) -> Result<Settled, CaptureError> {
     let pause = Duration::from_millis(opts.poll_ms);
     let mut frame = src.next_frame()?;
@@ -143,6 +144,7 @@ pub fn settle_until(
     // no change at all: the region has been still since the first capture; the quiet timeout
     // runs from the end of the change wait, which may be longer than it (a late key's wait)
     let mut last_change = if changed { frame.taken_at } else { start };
+    let first_change = last_change;
     let quiet_from = frame.taken_at;
     let mut timed_out = false;
     let mut asked: Option<u64> = None;
@@ -155,7 +157,10 @@ pub fn settle_until(
         if let Some(early_ms) = opts.early_quiet_ms {
             if changed && quiet_for >= Duration::from_millis(early_ms) && asked != Some(hash) {
                 asked = Some(hash);
-                if black_fraction(&frame.image, opts.region) <= opts.max_black && accept(&frame) {
+                let since_change = frame.taken_at.duration_since(first_change);
+                if black_fraction(&frame.image, opts.region) <= opts.max_black
+                    && accept(&frame, since_change)
+                {
                     early = true;
                     break;
                 }
@@ -224,6 +229,30 @@ mod tests {
             changes,
             black: false,
         }
+    }
+
+    #[test]
+    fn early_accept_is_asked_once_per_still_frame_with_the_time_since_the_first_change() {
+        let before = region_hash(&src(vec![]).next_frame().unwrap().image, None);
+        // captures every 7 ms; the image changes at 60, 100 and 160 ms (seen at 63, 105, 161)
+        let mut s = src(vec![60, 100, 160]);
+        let opts = SettleOptions {
+            changed_from: Some(before),
+            early_quiet_ms: Some(5),
+            ..SettleOptions::default()
+        };
+        let t0 = s.t0;
+        let mut asked = Vec::new();
+        let r = settle_until(&mut s, &opts, &mut |f, since| {
+            let at = f.taken_at.duration_since(t0).as_millis();
+            asked.push((at, since.as_millis()));
+            since >= Duration::from_millis(80)
+        })
+        .unwrap();
+        // still from the next capture on: 70 ms (7 ms after 63), 112, 168; not again at 77
+        assert_eq!(asked, vec![(70, 7), (112, 49), (168, 105)]);
+        assert!(r.early);
+        assert_eq!(r.frame.taken_at.duration_since(t0).as_millis(), 168);
     }
 
     #[test]

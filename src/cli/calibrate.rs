@@ -78,6 +78,13 @@ pub struct CalibrateArgs {
     /// animates (gnome-2048): its keys would be lost. Screenshots cannot show this; say it.
     #[arg(long)]
     pub early_spawn: bool,
+    /// The longest a move's slide lasts on screen, ms from the first changed frame (the web
+    /// game's CSS: 100). A new tile seen this long after the change cannot be a tile sliding
+    /// past, so `play` may take it at once even where a tile of its value slid along its line.
+    /// Written to `[animation]`; screenshots cannot show it. Say it only for a game whose slide
+    /// time is known: too short a value lets a sliding tile pass for a new one.
+    #[arg(long, value_name = "MS")]
+    pub slide_ms: Option<u32>,
 }
 
 /// Runs `bot2048 calibrate`.
@@ -123,7 +130,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
         images.push((origin, img, label));
     }
     let (profile, report) = learner.finish()?;
-    let profile = with_animation(profile, args.early_spawn);
+    let profile = with_animation(profile, args.early_spawn, args.slide_ms);
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     let mut w = std::io::stdout().lock();
     print_report(&mut w, &report, &out)?;
@@ -242,7 +249,7 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         learner.add(origin, img.clone(), label.clone());
     }
     let (profile, report) = learner.finish()?;
-    let profile = with_animation(profile, args.early_spawn);
+    let profile = with_animation(profile, args.early_spawn, args.slide_ms);
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     print_report(&mut w, &report, &out)?;
     let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
@@ -250,10 +257,15 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `profile` with the `[animation]` section `--early-spawn` asks for (none without it).
-fn with_animation(profile: Profile, early_spawn: bool) -> Profile {
+/// `profile` with the `[animation]` section `--early-spawn` and `--slide-ms` ask for (none
+/// without either).
+fn with_animation(profile: Profile, early_spawn: bool, slide_ms: Option<u32>) -> Profile {
+    let look = AnimationLook {
+        early_spawn,
+        slide_ms,
+    };
     Profile {
-        animation: early_spawn.then_some(AnimationLook { early_spawn }),
+        animation: (early_spawn || slide_ms.is_some()).then_some(look),
         ..profile
     }
 }

@@ -61,7 +61,7 @@ pub(super) fn settle_frame<T: FrameSource + KeySink + GameUi>(
     opts: &SettleOptions,
     has_win_tile: bool,
 ) -> Result<capture::Settled, (CaptureError, Cover)> {
-    settle_frame_until(game, opts, has_win_tile, &mut |_| false)
+    settle_frame_until(game, opts, has_win_tile, &mut |_, _| false)
 }
 
 /// As [`settle_frame`], with an early-accept check (see [`capture::settle::settle_until`]). A
@@ -70,7 +70,7 @@ pub(super) fn settle_frame_until<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     opts: &SettleOptions,
     has_win_tile: bool,
-    accept: &mut dyn FnMut(&Frame) -> bool,
+    accept: &mut dyn FnMut(&Frame, std::time::Duration) -> bool,
 ) -> Result<capture::Settled, (CaptureError, Cover)> {
     match capture::settle::settle_until(game, opts, accept) {
         Ok(s) => Ok(s),

@@ -234,7 +234,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
     };
     let began = Instant::now();
     let coming_2048 = win.has_win_tile || t.plan.after.max_value() >= win.tile;
-    let mut early = |f: &Frame| reads_as_spawn(reader, f, t.plan);
+    let mut early = |f: &Frame, since_change| reads_as_spawn(reader, f, t.plan, since_change);
     let s = match settle_frame_until(game, &opts, coming_2048, &mut early) {
         Ok(s) => s,
         Err((e, Cover::WinDialog(title))) => {
@@ -258,13 +258,19 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
 }
 
 /// Whether `f` reads as exactly the afterstate plus one new tile that cannot be a tile still
-/// sliding ([`mirror::spawn_could_be_sliding_tile`]), the new tile possibly still growing in
-/// ([`read_for_plan`]): the early accept.
-fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned) -> bool {
+/// sliding, the new tile possibly still growing in ([`read_for_plan`]): the early accept.
+/// A new tile could be a sliding one ([`mirror::spawn_could_be_sliding_tile`]) unless the frame
+/// was taken at least the profile's [`crate::vision::AnimationLook::slide_ms`] after the first
+/// changed frame (`since_change`), when no tile slides any more.
+fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned, since_change: Duration) -> bool {
+    let slide_over = reader
+        .slide_ms()
+        .is_some_and(|ms| since_change >= Duration::from_millis(u64::from(ms)));
     read_for_plan(reader, &f.image, plan).is_ok_and(|(_, g)| {
         match mirror::compare(&plan.before, &plan.after, &g) {
             Verdict::Spawned { cell, value, .. } => {
-                !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
+                slide_over
+                    || !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
             }
             _ => false,
         }
@@ -544,7 +550,7 @@ mod tests {
             origin: (0, 0),
             taken_at: Instant::now(),
         };
-        if !reads_as_spawn(&mut reader, &f, plan) {
+        if !reads_as_spawn(&mut reader, &f, plan, Duration::ZERO) {
             return None;
         }
         let (_, g) = read_for_plan(&mut reader, &f.image, plan).unwrap();

@@ -441,6 +441,18 @@ impl Reader {
         }
     }
 
+    /// The profile's [`AnimationLook::slide_ms`] for the remembered grid: how long after the
+    /// first changed frame no tile slides any more, ms; `None` with no grid, no profile or no such
+    /// setting.
+    pub fn slide_ms(&self) -> Option<u32> {
+        match self.tracking {
+            Tracking::Acquired { profile, .. } => {
+                self.profiles[profile].profile.animation.as_ref()?.slide_ms
+            }
+            _ => None,
+        }
+    }
+
     /// Reads cell `(row, col)` of the remembered grid in `img` as a new 2 or 4 still fading and
     /// growing in over the empty cell: the colour of its centre, off the empty colour, must lie
     /// between the empty colour and exactly one of the two tile colours, told apart with margin

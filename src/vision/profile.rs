@@ -262,6 +262,13 @@ pub struct AnimationLook {
     /// `false` (the default) for a game that drops keys while animating (gnome-2048).
     #[serde(default)]
     pub early_spawn: bool,
+    /// The longest a move's slide lasts on screen, ms from the first frame that changes (the web
+    /// game's CSS moves tiles in 100 ms): a frame taken this long after the first change shows
+    /// no tile between cells, so a new tile read on it cannot be a tile still sliding past, and
+    /// it may be used at once even where a tile of its value slid along its line. Absent, such
+    /// a frame waits for the whole quiet window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slide_ms: Option<u32>,
 }
 
 fn one() -> u32 {
