@@ -263,18 +263,19 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
 /// was taken at least the profile's [`crate::vision::AnimationLook::slide_ms`] after the first
 /// changed frame (`since_change`), when no tile slides any more.
 fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned, since_change: Duration) -> bool {
+    let Ok((_, g)) = read_for_plan(reader, &f.image, plan) else {
+        return false;
+    };
+    // after the read: it may have found the grid (and so the profile) again
     let slide_over = reader
         .slide_ms()
         .is_some_and(|ms| since_change >= Duration::from_millis(u64::from(ms)));
-    read_for_plan(reader, &f.image, plan).is_ok_and(|(_, g)| {
-        match mirror::compare(&plan.before, &plan.after, &g) {
-            Verdict::Spawned { cell, value, .. } => {
-                slide_over
-                    || !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
-            }
-            _ => false,
+    match mirror::compare(&plan.before, &plan.after, &g) {
+        Verdict::Spawned { cell, value, .. } => {
+            slide_over || !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
         }
-    })
+        _ => false,
+    }
 }
 
 /// Reads `image` for the move `plan`: as the reader reads it, except that when the profile lets
