@@ -1299,12 +1299,13 @@ mod cli {
     fn builtin_profiles_are_what_calibrate_makes() {
         // The embedded profiles are made with `calibrate --from tests/data/corpus/<game>`
         // (calibration/README.md), the web game's with `--early-spawn --slide-ms 100` (its new
-        // tile is read while it grows in; its CSS slides tiles in 100 ms), the others without
-        // them (they have no `[animation]`).
-        for (game, early) in [
-            ("gnome-2048", false),
-            ("2048-qt", false),
-            ("web-2048", true),
+        // tile is read while it grows in; its CSS slides tiles in 100 ms), 2048-qt's with
+        // `--slide-ms 100` (its QML's moveAnimTime), gnome-2048's with neither (no
+        // `[animation]`: its slide time is a user setting).
+        for (game, flags) in [
+            ("gnome-2048", &[][..]),
+            ("2048-qt", &["--slide-ms", "100"][..]),
+            ("web-2048", &["--early-spawn", "--slide-ms", "100"][..]),
         ] {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("p.toml");
@@ -1318,9 +1319,7 @@ mod cli {
                 "--out",
                 out.to_str().unwrap(),
             ];
-            if early {
-                args.extend(["--early-spawn", "--slide-ms", "100"]);
-            }
+            args.extend(flags);
             let o = bot(&args);
             assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
             let made = std::fs::read_to_string(&out).unwrap();
