@@ -557,8 +557,9 @@ impl Network {
         self.weights.len()
     }
 
-    /// Weight `i` of the flat array (tuple tables one after another, in spec order; within a
-    /// table, entry `Σ e_j · 16^j` for exponents `e_j` at the tuple's cells). `None` past the end.
+    /// Weight `i` of the flat array (stage by stage, and within a stage the tuple tables one
+    /// after another in spec order, [`Spec::table_lens`]; within a table, entry `Σ e_j · 16^j`
+    /// for exponents `e_j` at the tuple's cells). `None` past the end.
     pub fn weight(&self, i: usize) -> Option<f32> {
         self.weights
             .get(i)
