@@ -608,4 +608,40 @@ mod tests {
         let qt = Profile::load("2048-qt").unwrap().animation.unwrap();
         assert!(!qt.early_spawn && qt.slide_ms == Some(100));
     }
+
+    #[test]
+    fn a_new_tile_that_could_be_sliding_waits_until_the_profiles_slide_time() {
+        // The frame of `a_growing_tile_is_read_on_the_web_game_from_half_opacity` (a 2 growing
+        // in at (0, 1) after left), against a mirror whose board before the move also had a 2 at
+        // (0, 3): that 2 would cross (0, 1) on its way left, so until no tile slides any more the
+        // new tile might be it.
+        let mut left = plan(LEFT_BEFORE, Move::Left);
+        let mut before = LEFT_BEFORE;
+        before[3] = 2;
+        left.before = AnyBoard::from_values(Shape::new(4, 4).unwrap(), &before).unwrap();
+        assert!(mirror::spawn_could_be_sliding_tile(
+            &left.before,
+            Move::Left,
+            (0, 1),
+            2
+        ));
+        let f = Frame {
+            image: frame("grow2-alpha70.png"),
+            origin: (0, 0),
+            taken_at: Instant::now(),
+        };
+        let ms = Duration::from_millis;
+        let mut web = Reader::new(ProfileChoice::Given(Profile::load("web-2048").unwrap()));
+        // the web profile's slide time is 100 ms
+        assert!(!reads_as_spawn(&mut web, &f, &left, ms(99)));
+        assert!(reads_as_spawn(&mut web, &f, &left, ms(100)));
+        // without a slide time, never early
+        let mut p = Profile::load("web-2048").unwrap();
+        p.animation.as_mut().unwrap().slide_ms = None;
+        let mut no_slide = Reader::new(ProfileChoice::Given(p));
+        assert!(!reads_as_spawn(&mut no_slide, &f, &left, ms(1000)));
+        // and the mirror of the real move is accepted at once
+        let real = plan(LEFT_BEFORE, Move::Left);
+        assert!(reads_as_spawn(&mut no_slide, &f, &real, Duration::ZERO));
+    }
 }
