@@ -79,11 +79,14 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub early_spawn: bool,
     /// The longest a move's slide lasts on screen, ms from the first changed frame (the web
-    /// game's CSS: 100). A new tile seen this long after the change cannot be a tile sliding
-    /// past, so `play` may take it at once even where a tile of its value slid along its line.
-    /// Written to `[animation]`; screenshots cannot show it. Say it only for a game whose slide
-    /// time is known: too short a value lets a sliding tile pass for a new one.
-    #[arg(long, value_name = "MS")]
+    /// game's CSS and 2048-qt's QML: 100). A new tile seen this long after the change cannot be
+    /// a tile sliding past, so `play` may take it at once even where a tile of its value was on
+    /// its line, at or upstream of its cell, before the move (without it, such a move waits for
+    /// the quiet window). Written to `[animation]`; screenshots cannot show it. Take it from the
+    /// game's source or settings, or time frames after a key (`examples/frames.rs`) and round
+    /// up: too long only waits longer, too short lets a sliding tile pass for a new one. If
+    /// unsure, leave it out. 20 to 2000.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u32).range(20..=2000))]
     pub slide_ms: Option<u32>,
 }
 

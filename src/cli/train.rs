@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 pub struct TrainArgs {
     /// Network shape: `4x6` (four 6-cell tuples, the standard) or tuples of hex cells separated
     /// by commas, cells numbered 0-f in reading order (e.g. `012345,456789,012456,45689a`),
-    /// then `@TILE` per stage boundary: `4x6@16384` has its own tables for the boards with a
-    /// 16384 or more (multi-stage TD). With --resume the file's own shape is used and a
+    /// then `@TILE` per stage boundary: `4x6@16384` has its own tables for the boards whose
+    /// largest tile is 16384 or more (multi-stage TD). With --resume the file's own shape is used and a
     /// different --network is an error, except one: a one-stage file and the same tuples with
     /// stages, which promotes it (every stage starts as a copy of the file's weights).
     #[arg(long, value_name = "SPEC")]

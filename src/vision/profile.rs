@@ -251,6 +251,10 @@ pub struct Profile {
     pub animation: Option<AnimationLook>,
 }
 
+/// The values [`AnimationLook::slide_ms`] may take, ms: 0 would let every frame pass for one
+/// after the slide, and no 2048 slides for seconds.
+pub const SLIDE_MS_RANGE: std::ops::RangeInclusive<u32> = 20..=2000;
+
 /// How the game animates a move, as far as reading it early goes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -265,8 +269,10 @@ pub struct AnimationLook {
     /// The longest a move's slide lasts on screen, ms from the first frame that changes (the web
     /// game's CSS moves tiles in 100 ms): a frame taken this long after the first change shows
     /// no tile between cells, so a new tile read on it cannot be a tile still sliding past, and
-    /// it may be used at once even where a tile of its value slid along its line. Absent, such
-    /// a frame waits for the whole quiet window.
+    /// it may be used at once even where a tile of its value was on its line, at or upstream of
+    /// its cell, before the move. Absent, such a frame waits for the whole quiet window. Too
+    /// long only waits longer; too short lets a sliding tile pass for a new one. In
+    /// [`SLIDE_MS_RANGE`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slide_ms: Option<u32>,
 }
@@ -576,6 +582,17 @@ impl Profile {
                 ));
             }
         }
+        let slide = self.animation.as_ref().and_then(|a| a.slide_ms);
+        if slide.is_some_and(|ms| !SLIDE_MS_RANGE.contains(&ms)) {
+            return Err(bad(
+                "animation.slide_ms".into(),
+                &format!(
+                    "must be {}..={} ms (leave it out when the slide time is not known)",
+                    SLIDE_MS_RANGE.start(),
+                    SLIDE_MS_RANGE.end()
+                ),
+            ));
+        }
         if let Some(g) = &self.glyphs {
             if g.size != GLYPH_SIZE {
                 return Err(bad("glyphs.size".into(), &format!("must be {GLYPH_SIZE}")));
@@ -718,5 +735,22 @@ mod tests {
         assert!(e.to_string().contains("colour"), "{e}");
         let e = Profile::parse("nme = \"x\"\n", "t").unwrap_err();
         assert!(e.to_string().contains("nme"), "{e}");
+        // a slide time of 0 would let a mid-slide frame pass; 20..=2000 ms is taken
+        for (ms, ok) in [
+            (0, false),
+            (19, false),
+            (20, true),
+            (2000, true),
+            (2001, false),
+        ] {
+            let text = format!("name = \"x\"\n[animation]\nslide_ms = {ms}\n");
+            match Profile::parse(&text, "t") {
+                Ok(p) => assert!(ok && p.animation.unwrap().slide_ms == Some(ms), "{ms}"),
+                Err(e) => assert!(
+                    !ok && e.to_string().contains("animation.slide_ms"),
+                    "{ms}: {e}"
+                ),
+            }
+        }
     }
 }

@@ -96,8 +96,8 @@ pub enum SpecError {
     TooLarge(usize),
     /// A stage boundary that is not a tile from 4 to 32768, or not above the one before it.
     #[error(
-        "stage boundary {0:?}: each `@TILE` is a tile from 4 to 32768, above the one before it \
-         (e.g. `4x6@16384`)"
+        "stage boundary {0:?}: each `@TILE` is a power of two from 4 to 32768, above the one \
+         before it (e.g. `4x6@16384`)"
     )]
     BadStage(String),
     /// A network cannot be promoted to this spec (see [`Network::promoted`]).
