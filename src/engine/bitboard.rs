@@ -46,6 +46,16 @@ pub const fn transpose(x: u64) -> u64 {
     x ^ t ^ (t << 24)
 }
 
+/// The largest of the sixteen 4-bit exponents of a raw board (0 if empty; 15 for 32768 and for
+/// the larger tiles that [`Board::raw`] caps at 15).
+#[inline]
+pub fn max_nibble(x: u64) -> u8 {
+    (0..16)
+        .map(|i| ((x >> (4 * i)) & 0xf) as u8)
+        .max()
+        .unwrap_or(0)
+}
+
 /// One bit (the low bit of the nibble) for each cell whose nibble is 0xF.
 #[inline(always)]
 const fn nibbles_full(x: u64) -> u64 {
@@ -393,8 +403,7 @@ impl Board {
 
     /// The largest exponent on the board (0 if empty).
     pub fn max_exponent(self) -> u8 {
-        let nibbles = (0..16).map(|i| ((self.cells >> (4 * i)) & 0xf) as u8);
-        let top = nibbles.max().unwrap_or(0);
+        let top = max_nibble(self.cells);
         if self.big == 0 {
             top
         } else {

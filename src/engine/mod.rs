@@ -34,7 +34,7 @@ mod grid;
 pub mod tables;
 
 pub use any::AnyBoard;
-pub use bitboard::{transpose, Board};
+pub use bitboard::{max_nibble, transpose, Board};
 pub use grid::{slide_line, GridBoard, MAX_CELLS};
 
 /// A direction to slide the tiles.

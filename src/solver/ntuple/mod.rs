@@ -25,7 +25,7 @@
 //! let b = Board::from_values([[2, 4, 0, 0], [0; 4], [0; 4], [0; 4]]).unwrap();
 //! assert_eq!(net.value(b), 800.0);
 //! ```
-use crate::engine::{transpose, Board, Move};
+use crate::engine::{max_nibble, transpose, Board, Move};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -187,14 +187,12 @@ impl Spec {
                 }
             }
         }
-        let spec = Spec {
+        // one stage; with_stages checks the size
+        Spec {
             tuples,
             stages: Vec::new(),
-        };
-        match spec.weight_count() {
-            n if n > MAX_WEIGHTS => Err(SpecError::TooLarge(n)),
-            _ => Ok(spec),
         }
+        .with_stages(&[])
     }
 
     /// The same tuples with stage boundaries `tiles` (tile values, e.g. `[16384]` for two
@@ -250,7 +248,7 @@ impl Spec {
         if self.stages.is_empty() {
             return 0;
         }
-        let max = (0..16).map(|i| (x >> (4 * i)) & 0xf).max().unwrap_or(0) as u8;
+        let max = max_nibble(x);
         self.stages.iter().take_while(|&&e| max >= e).count()
     }
 
