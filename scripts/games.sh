@@ -23,6 +23,9 @@
 #                       e.g. SEED="1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"
 #   SEED_SCORE=N        the score shown with SEED (default 0)
 #   GNOME_SPEED=MS      gnome-2048 animation speed in ms (GSettings animations-speed, default 130)
+#                       (kept in this launcher's own settings: bot2048 reads the user's, so run
+#                       it with GSETTINGS_BACKEND=keyfile XDG_CONFIG_HOME=$STATE_DIR/gnome-config
+#                       for it to see a speed other than the default)
 #   SIZE=N | CxR        board size of a fresh gnome-2048 game, as its own --size takes it (default
 #                       4): N, or COLUMNS x ROWS, e.g. SIZE=5, SIZE=3x3, SIZE=3x5 (3 columns, 5
 #                       rows: what bot2048 calls a 5x3 board, rows x columns). gnome-2048 takes

@@ -1300,10 +1300,16 @@ mod cli {
         // The embedded profiles are made with `calibrate --from tests/data/corpus/<game>`
         // (calibration/README.md), the web game's with `--early-spawn --slide-ms 100` (its new
         // tile is read while it grows in; its CSS slides tiles in 100 ms), 2048-qt's with
-        // `--slide-ms 100` (its QML's moveAnimTime), gnome-2048's with neither (no
-        // `[animation]`: its slide time is a user setting).
+        // `--slide-ms 100` (its QML's moveAnimTime), gnome-2048's with its slide time's
+        // setting (a user's GSettings key, read as the bot starts).
         for (game, flags) in [
-            ("gnome-2048", &[][..]),
+            (
+                "gnome-2048",
+                &[
+                    "--slide-ms-setting",
+                    "org.gnome.TwentyFortyEight animations-speed",
+                ][..],
+            ),
             ("2048-qt", &["--slide-ms", "100"][..]),
             ("web-2048", &["--early-spawn", "--slide-ms", "100"][..]),
         ] {
@@ -1330,6 +1336,29 @@ mod cli {
             )
             .unwrap();
             assert_eq!(made, shipped, "{game}: calibration/{game}.toml is stale");
+        }
+    }
+
+    #[test]
+    fn calibrate_refuses_a_slide_setting_that_is_not_schema_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("p.toml");
+        let source = real("gnome-2048");
+        for bad in ["animations-speed", "a b c", ""] {
+            let o = bot(&[
+                "calibrate",
+                "--from",
+                &source,
+                "--name",
+                "g",
+                "--out",
+                out.to_str().unwrap(),
+                "--slide-ms-setting",
+                bad,
+            ]);
+            assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("SCHEMA KEY"), "{bad:?}: {}", stderr(&o));
+            assert!(!out.exists(), "{bad:?}: nothing is written");
         }
     }
 

@@ -88,6 +88,22 @@ pub struct CalibrateArgs {
     /// unsure, leave it out. 20 to 2000.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u32).range(20..=2000))]
     pub slide_ms: Option<u32>,
+    /// The GSettings key, "SCHEMA KEY", that holds the game's slide time in ms when the user can
+    /// change it (gnome-2048: "org.gnome.TwentyFortyEight animations-speed"): `play` and
+    /// `advise` read it with `gsettings get` at the start and use it as --slide-ms would be
+    /// used; where it cannot be read, --slide-ms (or none) stands. Written to `[animation]`.
+    #[arg(long, value_name = "SCHEMA KEY", value_parser = parse_setting)]
+    pub slide_ms_setting: Option<String>,
+}
+
+/// A `--slide-ms-setting` value: two words, a GSettings schema and key.
+fn parse_setting(s: &str) -> Result<String, String> {
+    match s.split_whitespace().collect::<Vec<_>>()[..] {
+        [schema, key] => Ok(format!("{schema} {key}")),
+        _ => Err(format!(
+            "{s:?} is not \"SCHEMA KEY\" (two words, e.g. \"org.gnome.TwentyFortyEight animations-speed\")"
+        )),
+    }
 }
 
 /// Runs `bot2048 calibrate`.
@@ -133,7 +149,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
         images.push((origin, img, label));
     }
     let (profile, report) = learner.finish()?;
-    let profile = with_animation(profile, args.early_spawn, args.slide_ms);
+    let profile = with_animation(profile, &args);
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     let mut w = std::io::stdout().lock();
     print_report(&mut w, &report, &out)?;
@@ -252,7 +268,7 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         learner.add(origin, img.clone(), label.clone());
     }
     let (profile, report) = learner.finish()?;
-    let profile = with_animation(profile, args.early_spawn, args.slide_ms);
+    let profile = with_animation(profile, args);
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     print_report(&mut w, &report, &out)?;
     let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
@@ -260,15 +276,16 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `profile` with the `[animation]` section `--early-spawn` and `--slide-ms` ask for (none
-/// without either).
-fn with_animation(profile: Profile, early_spawn: bool, slide_ms: Option<u32>) -> Profile {
+/// `profile` with the `[animation]` section that `--early-spawn`, `--slide-ms` and
+/// `--slide-ms-setting` ask for (none without any).
+fn with_animation(profile: Profile, args: &CalibrateArgs) -> Profile {
     let look = AnimationLook {
-        early_spawn,
-        slide_ms,
+        early_spawn: args.early_spawn,
+        slide_ms: args.slide_ms,
+        slide_ms_setting: args.slide_ms_setting.clone(),
     };
     Profile {
-        animation: (early_spawn || slide_ms.is_some()).then_some(look),
+        animation: (look != AnimationLook::default()).then_some(look),
         ..profile
     }
 }

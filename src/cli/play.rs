@@ -12,7 +12,7 @@ use crate::input::FocusMode;
 use crate::play::live::LiveGame;
 use crate::play::{self, record, OnWin, PlayConfig, Summary, WIN_TILE};
 use crate::solver::{self, SolverConfig};
-use crate::vision::{profile, Reader};
+use crate::vision::{profile, ProfileChoice, Reader};
 use anyhow::Context;
 use clap::Args;
 use std::io::IsTerminal;
@@ -71,7 +71,9 @@ impl TargetArgs {
         for w in &resolved.warnings {
             eprintln!("bot2048: warning: {w}");
         }
-        Ok(Reader::new(resolved.choice))
+        let mut choice = resolved.choice;
+        read_slide_settings(&mut choice);
+        Ok(Reader::new(choice))
     }
 
     /// The spawn rule for `--spawn`, or the one of the game whose window has this title and
@@ -392,6 +394,59 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     );
     print_summary(&summary, args.json);
     Ok(ExitCode::from(summary.stop_reason.exit_code()))
+}
+
+/// Takes each profile's slide time from the game's own setting where the profile names one
+/// ([`crate::vision::AnimationLook::slide_ms_setting`], gnome-2048's `animations-speed`), read
+/// once with `gsettings get`. A setting that cannot be read leaves the profile's `slide_ms` (a
+/// warning for `--profile NAME`; silent for `auto`, where most users have no gnome-2048).
+fn read_slide_settings(choice: &mut ProfileChoice) {
+    let (profiles, warn): (&mut [profile::Profile], bool) = match choice {
+        ProfileChoice::Given(p) => (std::slice::from_mut(p), true),
+        ProfileChoice::Among(v) => (v.as_mut_slice(), false),
+        ProfileChoice::Auto => return,
+    };
+    for p in profiles {
+        let Some(look) = p.animation.as_mut() else {
+            continue;
+        };
+        let Some(setting) = look.slide_ms_setting.clone() else {
+            continue;
+        };
+        match gsettings_get(&setting).and_then(|out| look.with_setting(&out)) {
+            Ok(read) => *look = read,
+            Err(e) if warn => eprintln!(
+                "bot2048: warning: profile {}: cannot take the slide time from the setting \
+                 {setting}: {e}; slide_ms stays {}",
+                p.name,
+                look.slide_ms.map_or(
+                    "unset (such new tiles wait for the quiet window)".into(),
+                    |ms| { format!("{ms} ms") }
+                )
+            ),
+            Err(_) => {}
+        }
+    }
+}
+
+/// `gsettings get SCHEMA KEY` for `setting` = "SCHEMA KEY": what it printed.
+///
+/// # Errors
+/// No such program, a setting that is not two words, or a failed run (no such schema or key).
+fn gsettings_get(setting: &str) -> Result<String, String> {
+    let Some((schema, key)) = setting.split_once(' ') else {
+        return Err(format!("{setting:?} is not \"SCHEMA KEY\""));
+    };
+    let out = std::process::Command::new("gsettings")
+        .args(["get", schema, key])
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run gsettings: {e}"))?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("gsettings get failed: {}", why.trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[cfg(test)]

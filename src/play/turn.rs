@@ -591,9 +591,9 @@ mod tests {
 
     #[test]
     fn only_the_web_profile_reads_growing_tiles() {
-        // the same frame read through a copy of the web profile without `[animation]`, as
-        // gnome-2048's profile is (2048-qt's has only its slide time): a growing tile is never
-        // taken
+        // the same frame read through a copy of the web profile without `[animation]` (2048-qt's
+        // has only its slide time, gnome-2048's only its slide time's setting): a growing tile is
+        // never taken
         let mut p = Profile::load("web-2048").unwrap();
         assert!(p.animation.as_ref().is_some_and(|a| a.early_spawn));
         p.animation = None;
@@ -604,7 +604,13 @@ mod tests {
         assert!(!reader.reads_growing());
         assert!(reader.growing_tile(&img, 0, 1).is_none());
         assert!(g.cells()[1].is_none());
-        assert!(Profile::load("gnome-2048").unwrap().animation.is_none());
+        // gnome-2048's has only where its slide time is kept (its animations-speed setting)
+        let gnome = Profile::load("gnome-2048").unwrap().animation.unwrap();
+        assert!(!gnome.early_spawn && gnome.slide_ms.is_none());
+        assert_eq!(
+            gnome.slide_ms_setting.as_deref(),
+            Some("org.gnome.TwentyFortyEight animations-speed")
+        );
         let qt = Profile::load("2048-qt").unwrap().animation.unwrap();
         assert!(!qt.early_spawn && qt.slide_ms == Some(100));
     }

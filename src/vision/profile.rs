@@ -275,6 +275,47 @@ pub struct AnimationLook {
     /// [`SLIDE_MS_RANGE`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slide_ms: Option<u32>,
+    /// Where the game keeps its slide time when the user can change it: a GSettings key,
+    /// `"SCHEMA KEY"`, whose value is the slide time in ms (gnome-2048:
+    /// `"org.gnome.TwentyFortyEight animations-speed"`, 130 by default, 20 to 2000). `play` and
+    /// `advise` read it once at the start (`gsettings get`), and a value in [`SLIDE_MS_RANGE`]
+    /// becomes [`AnimationLook::slide_ms`] ([`AnimationLook::with_setting`]); a key that cannot be
+    /// read leaves `slide_ms` as the profile gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slide_ms_setting: Option<String>,
+}
+
+impl AnimationLook {
+    /// This look with [`AnimationLook::slide_ms`] taken from `gsettings get`'s output for
+    /// [`AnimationLook::slide_ms_setting`] (`"130.0"`, `"uint32 130"`, `"130"`: a number, ms,
+    /// rounded up to whole ms, that may follow a GVariant type word).
+    ///
+    /// # Errors
+    /// The output is not one number, or the number is outside [`SLIDE_MS_RANGE`]: a message
+    /// that quotes it; the look is then to be used unchanged.
+    pub fn with_setting(&self, output: &str) -> Result<AnimationLook, String> {
+        let text = output.trim();
+        let number = text.rsplit(' ').next().unwrap_or_default();
+        let ms = number
+            .parse::<f64>()
+            .ok()
+            .filter(|ms| ms.is_finite())
+            .map(f64::ceil)
+            .filter(|ms| {
+                (f64::from(*SLIDE_MS_RANGE.start())..=f64::from(*SLIDE_MS_RANGE.end())).contains(ms)
+            })
+            .ok_or_else(|| {
+                format!(
+                    "{text:?} is not a slide time of {}..={} ms",
+                    SLIDE_MS_RANGE.start(),
+                    SLIDE_MS_RANGE.end()
+                )
+            })?;
+        Ok(AnimationLook {
+            slide_ms: Some(ms as u32),
+            ..self.clone()
+        })
+    }
 }
 
 fn one() -> u32 {
@@ -752,5 +793,42 @@ mod tests {
                 ),
             }
         }
+    }
+
+    #[test]
+    fn a_slide_time_setting_is_taken_in_whole_ms_within_the_range() {
+        // what `gsettings get` prints for gnome-2048's animations-speed (a double), and for an
+        // integer key with and without its GVariant type word
+        let look = AnimationLook {
+            slide_ms: Some(300),
+            slide_ms_setting: Some("org.gnome.TwentyFortyEight animations-speed".into()),
+            ..AnimationLook::default()
+        };
+        for (out, ms) in [
+            ("130.0\n", 130),
+            ("uint32 250\n", 250),
+            ("20", 20),
+            ("2000.0", 2000),
+            ("129.2", 130),
+        ] {
+            let read = look.with_setting(out).unwrap();
+            assert_eq!(read.slide_ms, Some(ms), "{out:?}");
+            assert_eq!(read.slide_ms_setting, look.slide_ms_setting);
+        }
+        // out of range or not a number: refused, quoting what was read
+        for out in ["19", "2000.5", "0", "-130", "fast", "", "nan", "inf"] {
+            let e = look.with_setting(out).unwrap_err();
+            assert!(e.contains(&format!("{:?}", out.trim())), "{out:?}: {e}");
+        }
+        // a profile names the setting in its [animation] section
+        let p = Profile::parse(
+            "name = \"x\"\n[animation]\nslide_ms_setting = \"a.b c\"\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            p.animation.unwrap().slide_ms_setting.as_deref(),
+            Some("a.b c")
+        );
     }
 }
