@@ -191,9 +191,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         None => {
             let spec = args.network.clone().unwrap_or_else(Spec::standard);
             eprintln!(
-                "new network {spec}: {} weights ({} MiB), every board worth {} points",
+                "new network {spec}: {} weights ({:.1} MiB), every board worth {} points",
                 spec.weight_count(),
-                (spec.weight_count() * 4) >> 20,
+                (spec.weight_count() * 4) as f64 / f64::from(1 << 20),
                 args.init
             );
             (Network::new(spec, args.init), None)
@@ -232,8 +232,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         let mut last_log = Instant::now();
         let log_every = Duration::from_secs(args.log_secs.max(1));
         eprintln!(
-            "training to {} games on {threads} threads by {}, α {}{}, checkpoints to {} every {} min",
+            "training to {} games on {threads} thread{} by {}, α {}{}, checkpoints to {} every {} min",
             args.games,
+            if threads == 1 { "" } else { "s" },
             if args.tc { "TC" } else { "TD(0)" },
             args.alpha,
             args.alpha_end
