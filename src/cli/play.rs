@@ -432,9 +432,10 @@ fn read_slide_settings(choice: &mut ProfileChoice) {
 /// `gsettings get SCHEMA KEY` for `setting` = "SCHEMA KEY": what it printed.
 ///
 /// # Errors
-/// No such program, a setting that is not two words, or a failed run (no such schema or key).
+/// No such program, a setting that is not two words (a loaded profile's always is), or a failed
+/// run (no such schema or key).
 fn gsettings_get(setting: &str) -> Result<String, String> {
-    let Some((schema, key)) = setting.split_once(' ') else {
+    let [schema, key] = setting.split_whitespace().collect::<Vec<_>>()[..] else {
         return Err(format!("{setting:?} is not \"SCHEMA KEY\""));
     };
     let out = std::process::Command::new("gsettings")

@@ -634,6 +634,16 @@ impl Profile {
                 ),
             ));
         }
+        let setting = self
+            .animation
+            .as_ref()
+            .and_then(|a| a.slide_ms_setting.as_ref());
+        if setting.is_some_and(|s| s.split_whitespace().count() != 2) {
+            return Err(bad(
+                "animation.slide_ms_setting".into(),
+                "must be \"SCHEMA KEY\", two words (e.g. \"org.gnome.TwentyFortyEight animations-speed\")",
+            ));
+        }
         if let Some(g) = &self.glyphs {
             if g.size != GLYPH_SIZE {
                 return Err(bad("glyphs.size".into(), &format!("must be {GLYPH_SIZE}")));
@@ -830,5 +840,13 @@ mod tests {
             p.animation.unwrap().slide_ms_setting.as_deref(),
             Some("a.b c")
         );
+        for bad in ["animations-speed", "a b c", ""] {
+            let text = format!("name = \"x\"\n[animation]\nslide_ms_setting = \"{bad}\"\n");
+            let e = Profile::parse(&text, "t").unwrap_err();
+            assert!(
+                e.to_string().contains("animation.slide_ms_setting"),
+                "{bad:?}: {e}"
+            );
+        }
     }
 }
