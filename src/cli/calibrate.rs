@@ -98,9 +98,9 @@ pub struct CalibrateArgs {
 
 /// A `--slide-ms-setting` value: two words, a GSettings schema and key.
 fn parse_setting(s: &str) -> Result<String, String> {
-    match s.split_whitespace().collect::<Vec<_>>()[..] {
-        [schema, key] => Ok(format!("{schema} {key}")),
-        _ => Err(format!(
+    match crate::vision::profile::setting_schema_and_key(s) {
+        Some((schema, key)) => Ok(format!("{schema} {key}")),
+        None => Err(format!(
             "{s:?} is not \"SCHEMA KEY\" (two words, e.g. \"org.gnome.TwentyFortyEight animations-speed\")"
         )),
     }

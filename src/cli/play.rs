@@ -435,7 +435,7 @@ fn read_slide_settings(choice: &mut ProfileChoice) {
 /// No such program, a setting that is not two words (a loaded profile's always is), or a failed
 /// run (no such schema or key).
 fn gsettings_get(setting: &str) -> Result<String, String> {
-    let [schema, key] = setting.split_whitespace().collect::<Vec<_>>()[..] else {
+    let Some((schema, key)) = profile::setting_schema_and_key(setting) else {
         return Err(format!("{setting:?} is not \"SCHEMA KEY\""));
     };
     let out = std::process::Command::new("gsettings")

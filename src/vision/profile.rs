@@ -285,6 +285,16 @@ pub struct AnimationLook {
     pub slide_ms_setting: Option<String>,
 }
 
+/// The schema and key of a [`AnimationLook::slide_ms_setting`]: exactly two words, `None`
+/// otherwise (the one check of `calibrate --slide-ms-setting`, of a loaded profile and of `play`).
+pub fn setting_schema_and_key(setting: &str) -> Option<(&str, &str)> {
+    let mut words = setting.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some(schema), Some(key), None) => Some((schema, key)),
+        _ => None,
+    }
+}
+
 impl AnimationLook {
     /// This look with [`AnimationLook::slide_ms`] taken from `gsettings get`'s output for
     /// [`AnimationLook::slide_ms_setting`] (`"130.0"`, `"uint32 130"`, `"130"`: a number, ms,
@@ -638,7 +648,7 @@ impl Profile {
             .animation
             .as_ref()
             .and_then(|a| a.slide_ms_setting.as_ref());
-        if setting.is_some_and(|s| s.split_whitespace().count() != 2) {
+        if setting.is_some_and(|s| setting_schema_and_key(s).is_none()) {
             return Err(bad(
                 "animation.slide_ms_setting".into(),
                 "must be \"SCHEMA KEY\", two words (e.g. \"org.gnome.TwentyFortyEight animations-speed\")",
