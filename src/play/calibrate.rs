@@ -83,7 +83,6 @@ pub fn collect(
     game.prepare()?;
     let mut opts = SettleOptions {
         early_quiet_ms: None,
-        ask_again_at_ms: None,
         ..settle_opts.clone()
     };
     let (mut board, s) = opening(game, reader, &mut opts)?;
