@@ -101,7 +101,8 @@ fn parse_setting(s: &str) -> Result<String, String> {
     match crate::vision::profile::setting_schema_and_key(s) {
         Some((schema, key)) => Ok(format!("{schema} {key}")),
         None => Err(format!(
-            "{s:?} is not \"SCHEMA KEY\" (two words, e.g. \"org.gnome.TwentyFortyEight animations-speed\")"
+            "{s:?} is not {}",
+            crate::vision::profile::SETTING_FORM
         )),
     }
 }

@@ -285,6 +285,10 @@ pub struct AnimationLook {
     pub slide_ms_setting: Option<String>,
 }
 
+/// What an [`AnimationLook::slide_ms_setting`] must look like, for the messages that refuse one.
+pub const SETTING_FORM: &str =
+    "\"SCHEMA KEY\", two words (e.g. \"org.gnome.TwentyFortyEight animations-speed\")";
+
 /// The schema and key of a [`AnimationLook::slide_ms_setting`]: exactly two words, `None`
 /// otherwise (the one check of `calibrate --slide-ms-setting`, of a loaded profile and of `play`).
 pub fn setting_schema_and_key(setting: &str) -> Option<(&str, &str)> {
@@ -306,14 +310,12 @@ impl AnimationLook {
     pub fn with_setting(&self, output: &str) -> Result<AnimationLook, String> {
         let text = output.trim();
         let number = text.rsplit(' ').next().unwrap_or_default();
+        // `as` saturates (and maps NaN to 0), so anything out of u32 falls outside the range
         let ms = number
             .parse::<f64>()
             .ok()
-            .filter(|ms| ms.is_finite())
-            .map(f64::ceil)
-            .filter(|ms| {
-                (f64::from(*SLIDE_MS_RANGE.start())..=f64::from(*SLIDE_MS_RANGE.end())).contains(ms)
-            })
+            .map(|ms| ms.ceil() as u32)
+            .filter(|ms| SLIDE_MS_RANGE.contains(ms))
             .ok_or_else(|| {
                 format!(
                     "{text:?} is not a slide time of {}..={} ms",
@@ -322,7 +324,7 @@ impl AnimationLook {
                 )
             })?;
         Ok(AnimationLook {
-            slide_ms: Some(ms as u32),
+            slide_ms: Some(ms),
             ..self.clone()
         })
     }
@@ -651,7 +653,7 @@ impl Profile {
         if setting.is_some_and(|s| setting_schema_and_key(s).is_none()) {
             return Err(bad(
                 "animation.slide_ms_setting".into(),
-                "must be \"SCHEMA KEY\", two words (e.g. \"org.gnome.TwentyFortyEight animations-speed\")",
+                &format!("must be {SETTING_FORM}"),
             ));
         }
         if let Some(g) = &self.glyphs {
