@@ -34,7 +34,7 @@ mod grid;
 pub mod tables;
 
 pub use any::AnyBoard;
-pub use bitboard::{max_nibble, transpose, Board};
+pub use bitboard::{column, max_nibble, transpose, Board};
 pub use grid::{slide_line, GridBoard, MAX_CELLS};
 
 /// A direction to slide the tiles.
@@ -307,7 +307,7 @@ pub trait Position: Copy + PartialEq + fmt::Debug + Send + Sync + 'static {
     fn shifted(self, m: Move) -> Option<Self>;
 
     /// The four afterstates in [`Move::ALL`] order (`None` for an illegal move). A board type may
-    /// share work between the four (the bitboard does one transpose for up and down).
+    /// share work between the four (the bitboard makes them together, one lookup a line).
     #[inline]
     fn afterstates(self) -> [Option<Self>; 4] {
         Move::ALL.map(|m| self.shifted(m))

@@ -1,11 +1,11 @@
 //! Row tables for the bitboard, and the slow, obvious functions they are built from.
 //!
-//! A row is 16 bits: four 4-bit log2 exponents, cell 0 (the leftmost column, or the top row of a
-//! transposed board) in the lowest nibble. [`slide_row_slow`] slides one row of exponents toward
-//! index 0 the way 2048 does; the tables below hold its result for every one of the 65,536 rows,
+//! A row is 16 bits: four 4-bit log2 exponents, cell 0 (the leftmost cell of a row, or the top
+//! cell of a column read as a line, [`super::column`]) in the lowest nibble. [`slide_row_slow`]
+//! slides one row of exponents toward index 0 the way 2048 does; the tables below hold its result for every one of the 65,536 rows,
 //! computed at compile time (`const fn`, no build script, no `static mut`): rows after left/right
 //! ([`ROW_LEFT`], [`ROW_RIGHT`]), columns after up/down already spread into board position
-//! ([`COL_BOTH`], so up/down need one transpose, not two), and the merge score of a
+//! ([`COL_BOTH`], so up/down need no transpose back), and the merge score of a
 //! line ([`LINE_SCORE`]).
 //!
 //! A merge of two 32768 tiles (exponent 15) makes 65536, which does not fit a nibble. The table
@@ -140,7 +140,7 @@ pub static ROW_LEFT: [u16; 65536] = build_rows(false);
 /// Row after a move toward column 3 (right), for every 16-bit row.
 pub static ROW_RIGHT: [u16; 65536] = build_rows(true);
 /// Both results of a column in one lookup, indexed by the column read as a row (row 0 in the
-/// lowest nibble, as in a transposed board): the column after a move toward row 0 (up) spread
+/// lowest nibble, [`super::column`]): the column after a move toward row 0 (up) spread
 /// back into column 0 of a board (nibble 0 of each 16-bit row), and the column after a move
 /// toward row 3 (down) spread likewise into nibble 2 (`<< 8`). Up and down together cost four
 /// lookups, not eight, in one 512 KiB table instead of two (see `Board::for_each_shifted`).

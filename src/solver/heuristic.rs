@@ -10,7 +10,7 @@
 //! [`Board`]). Exponents above 15 (65536 and up) are seen as 15, as in the bitboard's nibbles
 //! ([`Board::raw`]), so the value stays finite and ordered.
 use super::Evaluator;
-use crate::engine::{transpose, Board, GridBoard, Position};
+use crate::engine::{column, Board, GridBoard, Position};
 use std::sync::LazyLock;
 
 /// Constant added per row (and per column): 200,000. A dead board is worth 0 in the search.
@@ -206,15 +206,14 @@ impl Evaluator<GridBoard> for RowHeuristic {
 /// [`evaluate`] on a raw `u64` of nibbles with the table passed in (the search's hot path).
 #[inline(always)]
 pub fn evaluate_with(table: &[f32; 65536], x: u64) -> f32 {
-    let t = transpose(x);
     table[(x & 0xffff) as usize]
         + table[((x >> 16) & 0xffff) as usize]
         + table[((x >> 32) & 0xffff) as usize]
         + table[(x >> 48) as usize]
-        + table[(t & 0xffff) as usize]
-        + table[((t >> 16) & 0xffff) as usize]
-        + table[((t >> 32) & 0xffff) as usize]
-        + table[(t >> 48) as usize]
+        + table[column(x, 0) as usize]
+        + table[column(x, 1) as usize]
+        + table[column(x, 2) as usize]
+        + table[column(x, 3) as usize]
 }
 
 #[cfg(test)]
