@@ -263,8 +263,13 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
 /// was taken at least the profile's [`crate::vision::AnimationLook::slide_ms`] after the first
 /// changed frame (`since_change`), when no tile slides any more.
 fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned, since_change: Duration) -> bool {
-    let Ok((_, g)) = read_for_plan(reader, &f.image, plan) else {
-        return false;
+    let since_ms = since_change.as_secs_f64() * 1000.0;
+    let g = match read_for_plan(reader, &f.image, plan) {
+        Ok((_, g)) => g,
+        Err(e) => {
+            tracing::debug!(since_ms, "early accept: no read ({e})");
+            return false;
+        }
     };
     // after the read: it may have found the grid (and so the profile) again
     let slide_over = reader
@@ -272,9 +277,29 @@ fn reads_as_spawn(reader: &mut Reader, f: &Frame, plan: &Planned, since_change: 
         .is_some_and(|ms| since_change >= Duration::from_millis(u64::from(ms)));
     match mirror::compare(&plan.before, &plan.after, &g) {
         Verdict::Spawned { cell, value, .. } => {
-            slide_over || !mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value)
+            let could_slide =
+                mirror::spawn_could_be_sliding_tile(&plan.before, plan.key, cell, value);
+            tracing::debug!(
+                since_ms,
+                ?cell,
+                value,
+                could_slide,
+                slide_over,
+                "early accept: a spawn"
+            );
+            slide_over || !could_slide
         }
-        _ => false,
+        Verdict::Unchanged => {
+            tracing::debug!(since_ms, "early accept: the board before the key");
+            false
+        }
+        Verdict::Desync(m) => {
+            tracing::debug!(
+                since_ms,
+                "early accept: not the afterstate plus a tile ({m:?})"
+            );
+            false
+        }
     }
 }
 

@@ -389,13 +389,18 @@ impl Reader {
 
     /// Keeps the remembered grid as the anchor: the grid of a read the caller has confirmed (in
     /// `play`, a read that fits the mirror). When the remembered grid is later lost (a merge's
-    /// pop covers the gaps, or [`Reader::forget_grid`]) or replaced by one of another shape,
-    /// each read first tries the anchor, and uses it when its gaps show the board colour.
+    /// pop covers the gaps, or [`Reader::forget_grid`]) or replaced by one of another shape, or by
+    /// a grid found without a profile while the anchor has one, each read first tries the anchor,
+    /// and uses it when its gaps show the board colour. A grid found without a profile does not
+    /// replace an anchor that has one.
     /// (A fresh search on the web game once found 3 rows of a 4×4 board: the glow of a bottom
     /// row of 256 to 2048 tiles tints the gaps around it.)
     pub fn anchor_grid(&mut self) {
-        if !matches!(self.tracking, Tracking::Lost) {
-            self.anchor = Some(self.tracking);
+        match (self.tracking, self.anchor) {
+            (Tracking::Lost, _) => {}
+            // a profile's grid is not given up for one read without a profile
+            (Tracking::Freeform { .. }, Some(Tracking::Acquired { .. })) => {}
+            (t, _) => self.anchor = Some(t),
         }
     }
 
@@ -497,7 +502,13 @@ impl Reader {
                 }
                 Tracking::Lost => None,
             };
-            if shape(self.tracking) != shape(anchor) {
+            // a grid of another shape, or one found without a profile where the anchor has one
+            // (a frame inside an animation can read better without one: the game's own profile
+            // and its animation look would then be lost for the rest of the game)
+            let profiled = |t: Tracking| matches!(t, Tracking::Acquired { .. });
+            if shape(self.tracking) != shape(anchor)
+                || (profiled(anchor) && !profiled(self.tracking))
+            {
                 if let Some(reading) = self.read_tracked(img, anchor) {
                     self.tracking = anchor;
                     return Ok(reading);
@@ -539,6 +550,7 @@ impl Reader {
                 }
                 let (readable, _) = reading.quality();
                 if best.as_ref().is_none_or(|b| readable > b.1 .0) {
+                    tracing::debug!(readable, "grid found without a profile");
                     self.tracking = Tracking::Freeform {
                         grid,
                         board,
@@ -555,6 +567,7 @@ impl Reader {
         }
         match best {
             Some((i, _, reading)) => {
+                tracing::debug!(profile = %self.profiles[i].profile.name, "grid found");
                 self.tracking = Tracking::Acquired {
                     grid: reading.grid,
                     profile: i,
@@ -851,5 +864,40 @@ mod tests {
         assert!(has_move(&[vec![2, 4, 2], vec![4, 2, 4], vec![2, 4, 0]]));
         assert!(!has_move(&[vec![2, 4, 2], vec![4, 2, 4], vec![2, 4, 2]]));
         assert!(has_move(&[vec![2, 2, 8], vec![4, 16, 4], vec![2, 4, 2]]));
+    }
+
+    /// The web game's frames after a left move (tests/data/growing). Read from scratch, a frame
+    /// with a new tile growing in reads one cell more without a profile (the growing tile as
+    /// empty) than with the web profile, so a search that starts there (the remembered grid
+    /// failed its check: a merge's pop or a glow over the gaps) takes the grid without a profile.
+    /// A fitting read on that grid must not become the anchor, and the next read must come back
+    /// to the profile's grid: on the real game, a profile lost this way lost its slide time and
+    /// the growing-tile reads until it was found again (18-31 of 300 moves waited a whole quiet
+    /// window).
+    #[test]
+    fn a_grid_found_without_a_profile_does_not_replace_the_profiles_anchor() {
+        let frame = |name: &str| {
+            let path = format!("{}/tests/data/growing/{name}", env!("CARGO_MANIFEST_DIR"));
+            image::open(&path).expect(&path).to_rgba8()
+        };
+        // the web profile, and reads without one, as `auto` reads (which reads this mid-slide
+        // frame with 2048-qt's profile)
+        let web = || ProfileChoice::Among(vec![Profile::load("web-2048").unwrap()]);
+        let mut reader = Reader::new(web());
+        reader.read(&frame("slide.png")).unwrap();
+        assert_eq!(reader.slide_ms(), Some(100));
+        reader.anchor_grid();
+        let mut fresh = Reader::new(web());
+        let growing = fresh.read(&frame("grow2-alpha38.png")).unwrap();
+        assert!(matches!(fresh.tracking, Tracking::Freeform { .. }));
+        assert!(growing.issues.is_empty(), "{:?}", growing.issues);
+        // the search after a failed check took the grid without a profile, and its read fitted
+        reader.tracking = fresh.tracking;
+        reader.anchor_grid();
+        let grow = frame("grow2-alpha70.png");
+        reader.read(&grow).unwrap();
+        assert_eq!(reader.slide_ms(), Some(100));
+        assert!(reader.reads_growing());
+        assert_eq!(reader.growing_tile(&grow, 0, 1).map(|g| g.value), Some(2));
     }
 }
