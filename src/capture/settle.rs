@@ -42,6 +42,11 @@ pub struct SettleOptions {
     /// check whether the frame is already good enough (e.g. it shows exactly the board the mirror
     /// expects); `None` = always wait the full `quiet_ms`.
     pub early_quiet_ms: Option<u64>,
+    /// With [`settle_until`]: a still frame the check refused before this long (ms) after the
+    /// first changed frame is asked once more when a capture of it is this old (the play loop's
+    /// profile slide time: a new tile that might have been a sliding one is taken then). `None`:
+    /// each frame is asked once.
+    pub ask_again_at_ms: Option<u64>,
 }
 
 impl Default for SettleOptions {
@@ -55,6 +60,7 @@ impl Default for SettleOptions {
             change_timeout_ms: 600,
             max_black: MAX_BLACK_FRACTION,
             early_quiet_ms: None,
+            ask_again_at_ms: None,
         }
     }
 }
@@ -147,7 +153,9 @@ pub fn settle_until(
     let first_change = last_change;
     let quiet_from = frame.taken_at;
     let mut timed_out = false;
-    let mut asked: Option<u64> = None;
+    // the frame last asked, and whether it was asked at or after `ask_again_at_ms`
+    let mut asked: Option<(u64, bool)> = None;
+    let again_at = opts.ask_again_at_ms.map(Duration::from_millis);
     let mut early = false;
     loop {
         let quiet_for = frame.taken_at.duration_since(last_change);
@@ -155,9 +163,14 @@ pub fn settle_until(
             break;
         }
         if let Some(early_ms) = opts.early_quiet_ms {
-            if changed && quiet_for >= Duration::from_millis(early_ms) && asked != Some(hash) {
-                asked = Some(hash);
-                let since_change = frame.taken_at.duration_since(first_change);
+            let since_change = frame.taken_at.duration_since(first_change);
+            let late = again_at.is_none_or(|at| since_change >= at);
+            let ask = match asked {
+                Some((h, was_late)) if h == hash => late && !was_late,
+                _ => true,
+            };
+            if changed && quiet_for >= Duration::from_millis(early_ms) && ask {
+                asked = Some((hash, late));
                 if black_fraction(&frame.image, opts.region) <= opts.max_black
                     && accept(&frame, since_change)
                 {
@@ -253,6 +266,37 @@ mod tests {
         assert_eq!(asked, vec![(70, 7), (112, 49), (168, 105)]);
         assert!(r.early);
         assert_eq!(r.frame.taken_at.duration_since(t0).as_millis(), 168);
+    }
+
+    #[test]
+    fn a_still_frame_refused_early_is_asked_again_once_at_ask_again_at_ms() {
+        let before = region_hash(&src(vec![]).next_frame().unwrap().image, None);
+        // one change at 60 ms (seen at 63), then still; the check takes a frame 80 ms or more
+        // after the first change (as the play loop takes a possibly sliding new tile after the
+        // profile's slide time)
+        for (again, want) in [(None, vec![(70, 7)]), (Some(80), vec![(70, 7), (147, 84)])] {
+            let mut s = src(vec![60]);
+            let opts = SettleOptions {
+                changed_from: Some(before),
+                early_quiet_ms: Some(5),
+                ask_again_at_ms: again,
+                ..SettleOptions::default()
+            };
+            let t0 = s.t0;
+            let mut asked = Vec::new();
+            let r = settle_until(&mut s, &opts, &mut |f, since| {
+                asked.push((f.taken_at.duration_since(t0).as_millis(), since.as_millis()));
+                since >= Duration::from_millis(80)
+            })
+            .unwrap();
+            assert_eq!(asked, want, "{again:?}");
+            let at = r.frame.taken_at.duration_since(t0).as_millis();
+            match again {
+                // asked once, refused: the full quiet window (100 ms after the change at 63)
+                None => assert!(!r.early && (163..=170).contains(&at), "{at}"),
+                Some(_) => assert!(r.early && at == 147, "{at}"),
+            }
+        }
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn collect(
     game.prepare()?;
     let mut opts = SettleOptions {
         early_quiet_ms: None,
+        ask_again_at_ms: None,
         ..settle_opts.clone()
     };
     let (mut board, s) = opening(game, reader, &mut opts)?;

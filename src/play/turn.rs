@@ -230,6 +230,8 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
         changed_from: step.changed_from(),
         quiet_ms: step.quiet_ms(run.cfg.settle.quiet_ms),
         change_timeout_ms: step.change_timeout_ms(t.opts.change_timeout_ms),
+        // a new tile refused as maybe a sliding one is looked at again once the slide is over
+        ask_again_at_ms: reader.slide_ms().map(u64::from),
         ..t.opts.clone()
     };
     let began = Instant::now();
