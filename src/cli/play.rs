@@ -116,7 +116,6 @@ impl TargetArgs {
             quiet_ms: self.quiet_ms,
             timeout_ms: self.settle_timeout_ms,
             early_quiet_ms: (self.early_ms > 0).then_some(self.early_ms),
-            ask_again_at_ms: None,
             ..SettleOptions::default()
         }
     }

@@ -121,13 +121,21 @@ fn rows_both(x: u64) -> (u64, u64) {
     (toward_0, toward_3)
 }
 
-/// The merge score of the four lines (rows of `x`), in points.
+/// The merge score of the four rows of `x`, in points.
 #[inline(always)]
-fn lines_score(x: u64) -> u64 {
+fn rows_score(x: u64) -> u64 {
     4 * (LINE_SCORE[(x & 0xffff) as usize] as u64
         + LINE_SCORE[((x >> 16) & 0xffff) as usize] as u64
         + LINE_SCORE[((x >> 32) & 0xffff) as usize] as u64
         + LINE_SCORE[(x >> 48) as usize] as u64)
+}
+
+/// The merge score of the four columns of `x` ([`column`]), in points.
+#[inline(always)]
+fn cols_score(x: u64) -> u64 {
+    4 * (0..4)
+        .map(|c| LINE_SCORE[column(x, c) as usize] as u64)
+        .sum::<u64>()
 }
 
 impl Board {
@@ -256,16 +264,10 @@ impl Board {
             return self.apply_slow(m);
         }
         let (cells, score) = match m {
-            Move::Left => (rows_both(self.cells).0, lines_score(self.cells)),
-            Move::Right => (rows_both(self.cells).1, lines_score(self.cells)),
-            Move::Up => {
-                let t = transpose(self.cells);
-                (cols_both(self.cells).0, lines_score(t))
-            }
-            Move::Down => {
-                let t = transpose(self.cells);
-                (cols_both(self.cells).1, lines_score(t))
-            }
+            Move::Left => (rows_both(self.cells).0, rows_score(self.cells)),
+            Move::Right => (rows_both(self.cells).1, rows_score(self.cells)),
+            Move::Up => (cols_both(self.cells).0, cols_score(self.cells)),
+            Move::Down => (cols_both(self.cells).1, cols_score(self.cells)),
         };
         if cells == self.cells {
             None

@@ -2,11 +2,11 @@
 //!
 //! A row is 16 bits: four 4-bit log2 exponents, cell 0 (the leftmost cell of a row, or the top
 //! cell of a column read as a line, [`super::column`]) in the lowest nibble. [`slide_row_slow`]
-//! slides one row of exponents toward index 0 the way 2048 does; the tables below hold its result for every one of the 65,536 rows,
-//! computed at compile time (`const fn`, no build script, no `static mut`): rows after left/right
-//! ([`ROW_LEFT`], [`ROW_RIGHT`]), columns after up/down already spread into board position
-//! ([`COL_BOTH`], so up/down need no transpose back), and the merge score of a
-//! line ([`LINE_SCORE`]).
+//! slides one row of exponents toward index 0 the way 2048 does; the tables below hold its result
+//! for every one of the 65,536 rows, computed at compile time (`const fn`, no build script, no
+//! `static mut`): rows after left/right ([`ROW_LEFT`], [`ROW_RIGHT`]), columns after up/down
+//! already spread into board position ([`COL_BOTH`], so up/down need no transpose back), and the
+//! merge score of a line ([`LINE_SCORE`]).
 //!
 //! A merge of two 32768 tiles (exponent 15) makes 65536, which does not fit a nibble. The table
 //! entry for such a row is not used: [`super::Board`] sees it coming and takes its exact slow path

@@ -117,7 +117,6 @@ impl Default for PlayConfig {
             max_moves: None,
             settle: SettleOptions {
                 early_quiet_ms: Some(DEFAULT_EARLY_MS),
-                ask_again_at_ms: None,
                 ..SettleOptions::default()
             },
             rereads: 4,
