@@ -109,7 +109,9 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
                 | SolverError::BadOption { .. }
                 | SolverError::NoSuchOption { .. }
                 | SolverError::Unsupported { .. } => USAGE,
-                SolverError::WrongShape { .. } | SolverError::BadNetwork { .. } => ERROR,
+                SolverError::WrongShape { .. }
+                | SolverError::BadNetwork { .. }
+                | SolverError::Tables { .. } => ERROR,
             };
         }
         if let Some(ProfileError::NotFound { .. }) = cause.downcast_ref::<ProfileError>() {

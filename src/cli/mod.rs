@@ -15,6 +15,7 @@ pub mod read;
 pub mod replay;
 pub mod sim;
 pub mod solver_args;
+pub mod tables;
 pub mod train;
 pub mod windows;
 
@@ -63,6 +64,8 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// Train an n-tuple network by TD(0) self-play (the learned evaluation).
     Train(train::TrainArgs),
+    /// Build the endgame tables once (the strongest evaluation), or list what is built.
+    Tables(tables::TablesArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -79,5 +82,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Train(args) => train::run(args),
+        Command::Tables(args) => tables::run(args),
     }
 }

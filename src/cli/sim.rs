@@ -296,6 +296,9 @@ fn print_run(run: &SolverRun, args: &SimArgs) {
         "decision      median {:.2} ms, p99 {:.2} ms",
         s.decision_ms_median, s.decision_ms_p99
     );
+    if let Some(share) = s.table_share {
+        println!("tables        decided {:.1}% of the moves", 100.0 * share);
+    }
 }
 
 /// A time in ms to three significant digits (at least the units): 0.000123, 0.0651, 12.3, 150.

@@ -244,6 +244,14 @@ impl Board {
         }
     }
 
+    /// The board whose raw `u64` of 4-bit exponents is `cells` (no tile beyond 32768): the inverse
+    /// of [`Board::raw`] on such boards. For code that builds boards nibble by nibble (the
+    /// endgame tables' positions).
+    #[inline]
+    pub const fn from_raw(cells: u64) -> Board {
+        Board { cells, big: 0 }
+    }
+
     /// The raw `u64` of 4-bit exponents (each capped at 15; see the type's doc).
     #[inline]
     pub fn raw(self) -> u64 {

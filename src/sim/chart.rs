@@ -778,6 +778,7 @@ mod tests {
             moves: 100,
             end: GameEnd::GameOver,
             decision_ms: vec![0.5; 100],
+            exact_decisions: 0,
         }
     }
 

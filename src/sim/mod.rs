@@ -97,6 +97,8 @@ pub struct GameResult {
     pub end: GameEnd,
     /// Time of each decision, in milliseconds.
     pub decision_ms: Vec<f64>,
+    /// Decisions the evaluation made outright (an endgame table covered the board).
+    pub exact_decisions: u32,
 }
 
 /// Plays one game of `config`'s shape, rule, goal and move limit from `seed` with `solver`.
@@ -117,6 +119,7 @@ pub fn play_game(
         })?;
     }
     let mut decision_ms = Vec::new();
+    let mut exact_decisions = 0;
     let end = loop {
         if game.is_won() {
             break GameEnd::Won;
@@ -126,6 +129,7 @@ pub fn play_game(
         }
         let d = solver.decide(&game.board(), &config.budget)?;
         decision_ms.push(d.elapsed_ms);
+        exact_decisions += u32::from(d.exact);
         let Some(m) = d.best else {
             break GameEnd::GameOver;
         };
@@ -157,6 +161,7 @@ pub fn play_game(
         moves: game.moves(),
         end,
         decision_ms,
+        exact_decisions,
     })
 }
 
@@ -226,6 +231,9 @@ pub struct Summary {
     pub decision_ms_median: f64,
     /// 99th percentile of decision time in milliseconds.
     pub decision_ms_p99: f64,
+    /// Share of the moves an endgame table decided outright, 0..=1 (absent when none did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_share: Option<f64>,
 }
 
 /// Summarises finished games of `shape`; `seconds` is the run's wall-clock time.
@@ -269,6 +277,10 @@ pub fn summarize_with(results: &[GameResult], seconds: f64, tiles: &[u64]) -> Su
         decision_ms_mean: stats::mean(&times),
         decision_ms_median: stats::median(&mut times),
         decision_ms_p99: stats::quantile(&mut times, 0.99),
+        table_share: {
+            let exact: u64 = results.iter().map(|r| u64::from(r.exact_decisions)).sum();
+            (exact > 0).then(|| exact as f64 / moves.max(1) as f64)
+        },
     }
 }
 
@@ -307,6 +319,7 @@ mod tests {
             moves: 10,
             end,
             decision_ms: vec![1.0],
+            exact_decisions: 0,
         }
     }
 

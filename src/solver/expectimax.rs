@@ -347,6 +347,9 @@ impl<P: Position, E: Evaluator<P>> Searcher<'_, P, E> {
     /// below the probability cutoff, else the spawn-weighted average over the empty cells.
     fn chance_node(&mut self, board: P, cprob: f32, depth: u32) -> f32 {
         self.nodes += 1;
+        if let Some(v) = self.eval.exact(board) {
+            return v;
+        }
         if cprob < self.cprob_min || depth >= self.limit {
             return self.eval.evaluate(board);
         }
@@ -610,6 +613,11 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         let ms = |s: Instant| s.elapsed().as_secs_f64() * 1e3;
         if roots.is_empty() {
             return Decision::from_values([None; 4], 0, 0, ms(start));
+        }
+        if let Some(exact) = self.eval.decide_exactly(board) {
+            let mut d = Decision::from_values(exact.map(|v| v.map(f64::from)), 0, 0, ms(start));
+            d.exact = true;
+            return d;
         }
         let external = budget.stop.as_deref();
         let work = budget.work.map(|w| w.min(u64::from(MAX_DEPTH)) as u32);
@@ -1029,5 +1037,77 @@ mod tests {
         let mut s = Expectimax::<GridBoard, _>::new(shape, opts, RowHeuristic::new());
         let d = s.decide_on(g, &Budget::depth(1));
         assert_eq!(d.best, Some(Move::Left));
+    }
+
+    mod with_tables {
+        use super::*;
+        use crate::solver::tables::build::build_table;
+        use crate::solver::tables::{EndgameTables, Formation, TableEval, TableKey};
+
+        fn tables() -> Arc<EndgameTables> {
+            let key = TableKey::new(Formation::new([4, 4, 0, 0]).unwrap(), 4, 3).unwrap();
+            Arc::new(EndgameTables::new(vec![build_table(&key, &|_| {})]))
+        }
+
+        /// Rows 0 and 1 a block of large tiles, the 8 at (1, 0) its anchor: covered by the
+        /// 4,4 table of goal 8.
+        fn covered() -> Board {
+            board([
+                [2048, 1024, 512, 256],
+                [8, 16, 32, 64],
+                [4, 2, 0, 0],
+                [0, 0, 0, 2],
+            ])
+        }
+
+        #[test]
+        fn a_board_the_tables_cover_is_decided_by_them_without_a_search() {
+            let t = tables();
+            let eval = TableEval::new(t.clone(), RowHeuristic::new());
+            let mut s =
+                Expectimax::<Board, _>::new(Shape::FOUR, ExpectimaxOptions::default(), eval);
+            let d = s.decide_on(covered(), &Budget::depth(3));
+            assert!(d.exact);
+            assert_eq!(d.nodes, 0, "no node searched");
+            let expected = t.move_values(covered()).unwrap();
+            assert_eq!(d.values, expected.map(|v| v.map(f64::from)));
+            // an uncovered board is searched as with the heuristic alone
+            let open = board([[2, 4, 0, 0], [0; 4], [0; 4], [0; 4]]);
+            let d = s.decide_on(open, &Budget::depth(2));
+            let plain = solver(SpawnRule::Classic).decide_on(open, &Budget::depth(2));
+            assert!(!d.exact);
+            assert_eq!((d.values, d.nodes), (plain.values, plain.nodes));
+        }
+
+        #[test]
+        fn a_covered_chance_node_stops_the_search_with_the_tables_value() {
+            let t = tables();
+            // never decide at the root; weight 1000 on covered chance nodes
+            let eval = TableEval::new(t.clone(), RowHeuristic::new())
+                .with_weight(1000.0)
+                .with_min_probability(2.0);
+            let opts = ExpectimaxOptions {
+                root_parallel: false,
+                ..ExpectimaxOptions::default()
+            };
+            let mut s = Expectimax::<Board, _>::new(Shape::FOUR, opts, eval);
+            let b = covered();
+            let d = s.decide_on(b, &Budget::depth(2));
+            assert!(!d.exact);
+            let mut checked = 0;
+            for m in Move::ALL {
+                let Some(after) = b.shifted(m) else { continue };
+                if let Some(p) = t.afterstate_probability(after) {
+                    let expected = evaluate(after) as f64 + 1000.0 * p as f64;
+                    let got = d.values[m.index()].unwrap();
+                    assert!(
+                        (got - expected).abs() < 1e-6 * expected,
+                        "{m:?}: {got} vs {expected}"
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked >= 2, "left and right keep the block");
+        }
     }
 }

@@ -43,6 +43,7 @@ pub mod heuristic;
 pub mod montecarlo;
 pub mod ntuple;
 pub mod registry;
+pub mod tables;
 
 pub use registry::{Evaluation, SolverConfig};
 
@@ -125,6 +126,10 @@ pub struct Decision {
     pub elapsed_ms: f64,
     /// True when the budget's stop flag cut the decision short.
     pub stopped: bool,
+    /// True when the evaluation decided the board outright ([`Evaluator::decide_exactly`]: an
+    /// endgame table covered it); `values` are then probabilities of success.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 impl Decision {
@@ -146,6 +151,7 @@ impl Decision {
             depth,
             elapsed_ms,
             stopped: false,
+            exact: false,
         }
     }
 }
@@ -198,18 +204,52 @@ pub trait Solver: Send {
 
 /// A static evaluation of a board type: higher is better, in the evaluator's own units.
 ///
-/// Solvers call it on afterstates (the board after a move, before its spawn) at their horizon.
-/// A dead board is worth 0 to the searches, so an evaluator's values for live boards should be
-/// above 0 where it can (the heuristic adds a constant per line for that).
+/// **The scale, one contract for every evaluation**: a value is a finite `f32` at or above 0,
+/// and 0 means a lost board. The searches value a dead board (no legal move) at 0 and take the
+/// larger of 0 and a live board's value, so an evaluation keeps live boards above 0 where it can
+/// (the heuristic adds a constant per line for that); values of two evaluations are never
+/// compared. The one exception is [`Evaluator::decide_exactly`], whose values are probabilities.
+///
+/// Solvers call [`Evaluator::evaluate`] on afterstates (the board after a move, before its
+/// spawn) at their horizon, and [`Evaluator::exact`] at every chance node before searching it.
 pub trait Evaluator<P: Position>: Send + Sync {
     /// The value of `afterstate`.
     fn evaluate(&self, afterstate: P) -> f32;
+
+    /// The value of `afterstate` when the evaluation knows it without a search below it (an
+    /// endgame table covers it), on the scale of [`Evaluator::evaluate`]: expectimax stops at
+    /// such a chance node, at any depth. `None` (the default): search on.
+    #[inline(always)]
+    fn exact(&self, afterstate: P) -> Option<f32> {
+        let _ = afterstate;
+        None
+    }
+
+    /// Each move's exact chance of success when the evaluation can decide `board` outright (an
+    /// endgame table covers it): indexed by [`Move::index`], a probability in 0..=1 for each
+    /// legal move, `None` for an illegal one. A solver that gets `Some` plays the best of them
+    /// without searching. `None` (the default): search.
+    #[inline(always)]
+    fn decide_exactly(&self, board: P) -> Option<[Option<f32>; 4]> {
+        let _ = board;
+        None
+    }
 }
 
 impl<P: Position, E: Evaluator<P> + ?Sized> Evaluator<P> for Arc<E> {
     #[inline(always)]
     fn evaluate(&self, afterstate: P) -> f32 {
         (**self).evaluate(afterstate)
+    }
+
+    #[inline(always)]
+    fn exact(&self, afterstate: P) -> Option<f32> {
+        (**self).exact(afterstate)
+    }
+
+    #[inline(always)]
+    fn decide_exactly(&self, board: P) -> Option<[Option<f32>; 4]> {
+        (**self).decide_exactly(board)
     }
 }
 
@@ -264,6 +304,12 @@ pub enum SolverError {
         /// The file.
         path: String,
         /// What is wrong with it, naming the file.
+        message: String,
+    },
+    /// Endgame tables that cannot be used (none built, a corrupt or truncated file).
+    #[error("{message}")]
+    Tables {
+        /// What is wrong, naming the file or folder and what to run.
         message: String,
     },
     /// An option (`--opt KEY=VALUE`) that none of several solvers has.

@@ -8,6 +8,7 @@
 use super::article::{ArticleEval, ARTICLE_WEIGHTS};
 use super::heuristic::RowHeuristic;
 use super::ntuple::{self, NTupleEval, Network};
+use super::tables::{self, EndgameTables};
 use super::{aco, bfs, expectimax, greedy, montecarlo, Evaluator, Solver, SolverError};
 use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
 use std::fmt::Write as _;
@@ -69,6 +70,8 @@ pub enum Evaluation {
     Article,
     /// An n-tuple network ([`NTupleEval`]: its value plus the points scored), 4×4 only.
     NTuple(Arc<Network>),
+    /// The heuristic with the endgame tables ([`tables::TableEval`]), 4×4 only.
+    Tables(Arc<EndgameTables>),
 }
 
 /// The evaluations' names and one-line descriptions.
@@ -80,6 +83,14 @@ pub const EVALUATIONS: &[(&str, &str)] = &[
     (
         "article",
         "article 001 on tile values: monotonicity 1.0, smoothness 1.0, empty cells 2.7, largest tile in a corner 1.0",
+    ),
+    (
+        "tables",
+        "the heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
+    ),
+    (
+        "auto",
+        "tables when `bot2048 tables build` has built them, else heuristic (the default)",
     ),
     (
         "ntuple",
@@ -99,6 +110,11 @@ impl FromStr for Evaluation {
     fn from_str(s: &str) -> Result<Evaluation, SolverError> {
         match s {
             "heuristic" => Ok(Evaluation::Heuristic),
+            "tables" => Ok(Evaluation::Tables(load_tables()?)),
+            "auto" => {
+                let built = load_tables().ok().filter(|t| !t.is_empty());
+                Ok(built.map_or(Evaluation::Heuristic, Evaluation::Tables))
+            }
             "article" => Ok(Evaluation::Article),
             "ntuple" => Ok(Evaluation::NTuple(ntuple::load_shared(
                 &ntuple::default_path(),
@@ -121,8 +137,28 @@ impl Evaluation {
             Evaluation::Heuristic => "heuristic",
             Evaluation::Article => "article",
             Evaluation::NTuple(_) => "ntuple",
+            Evaluation::Tables(_) => "tables",
         }
     }
+}
+
+/// The endgame tables of the user's tables folder, loaded once per process.
+///
+/// # Errors
+/// [`SolverError::Tables`] for a file that cannot be loaded, or no table at all (saying what to
+/// run).
+fn load_tables() -> Result<Arc<EndgameTables>, SolverError> {
+    let bad = |message: String| SolverError::Tables { message };
+    let loaded = tables::load_shared(None).map_err(|e| bad(e.to_string()))?;
+    if loaded.is_empty() {
+        let dir = tables::file::tables_dir().unwrap_or_default();
+        return Err(bad(format!(
+            "no endgame tables in {}: run `bot2048 tables build` first ({})",
+            dir.display(),
+            tables::build_cost(tables::TableSet::Small)
+        )));
+    }
+    Ok(loaded)
 }
 
 /// What a solver is built with, besides its per-call [`super::Budget`].
@@ -374,6 +410,12 @@ pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>
         }
         (Evaluation::NTuple(net), true) => Ok(b.build::<Board, _>(NTupleEval::new(net.clone()))),
         (Evaluation::NTuple(_), false) => Err(ntuple::eval::unsupported(B::SOLVER, config.shape)),
+        (Evaluation::Tables(t), true) => Ok(b.build::<Board, _>(tables::evaluation(t.clone()))),
+        (Evaluation::Tables(_), false) => Err(SolverError::Unsupported {
+            solver: B::SOLVER.to_string(),
+            shape: config.shape,
+            why: "the endgame tables are for 4x4 boards only".to_string(),
+        }),
     }
 }
 
@@ -488,7 +530,10 @@ mod tests {
 
     #[test]
     fn evaluations_parse_by_name_and_build_on_every_shape() {
-        for (name, _) in EVALUATIONS.iter().filter(|(n, _)| *n != "ntuple") {
+        for (name, _) in EVALUATIONS
+            .iter()
+            .filter(|(n, _)| !["ntuple", "tables", "auto"].contains(n))
+        {
             let e: Evaluation = name.parse().unwrap();
             assert_eq!(e.name(), *name);
             for shape in ["4x4", "3x3"] {

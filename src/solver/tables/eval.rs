@@ -1,0 +1,100 @@
+//! The tables as an evaluation ([`TableEval`]): another evaluation (the heuristic) wherever no
+//! table covers the board, the tables' exact answer where one does; and the one loaded copy of
+//! the tables a process shares ([`load_shared`]).
+use super::file::{self, TableFileError};
+use super::EndgameTables;
+use crate::engine::Board;
+use crate::solver::Evaluator;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The evaluation `tables`: `inner` (the heuristic) on every board, and, on a board a table
+/// covers, the table.
+///
+/// - [`Evaluator::decide_exactly`]: the tables' chance of success for each move of a covered
+///   board whose best move keeps a chance of at least `min_probability`; the solver plays it.
+/// - [`Evaluator::exact`]: on a covered afterstate inside a search, `inner`'s value plus
+///   `weight` × the chance of success (with `weight` 0, the default, the search does not consult
+///   the tables below the root and goes on with `inner`).
+#[derive(Clone, Debug)]
+pub struct TableEval<E> {
+    tables: Arc<EndgameTables>,
+    inner: E,
+    weight: f32,
+    min_probability: f32,
+}
+
+impl<E> TableEval<E> {
+    /// `inner` with `tables`: decisions from the tables on covered boards whose best move has
+    /// any chance of success; no weight inside the search.
+    pub fn new(tables: Arc<EndgameTables>, inner: E) -> TableEval<E> {
+        TableEval {
+            tables,
+            inner,
+            weight: 0.0,
+            min_probability: f32::MIN_POSITIVE,
+        }
+    }
+
+    /// The same with `weight` (in `inner`'s units per unit of probability) on covered chance
+    /// nodes inside the search.
+    pub fn with_weight(mut self, weight: f32) -> TableEval<E> {
+        self.weight = weight;
+        self
+    }
+
+    /// The same, deciding from the tables only when the best move's chance of success is at
+    /// least `p` (below it the search decides).
+    pub fn with_min_probability(mut self, p: f32) -> TableEval<E> {
+        self.min_probability = p;
+        self
+    }
+}
+
+impl<E: Evaluator<Board>> Evaluator<Board> for TableEval<E> {
+    #[inline(always)]
+    fn evaluate(&self, afterstate: Board) -> f32 {
+        self.inner.evaluate(afterstate)
+    }
+
+    #[inline]
+    fn exact(&self, afterstate: Board) -> Option<f32> {
+        if self.weight == 0.0 {
+            return None;
+        }
+        let p = self.tables.afterstate_probability(afterstate)?;
+        Some(self.inner.evaluate(afterstate) + self.weight * p)
+    }
+
+    fn decide_exactly(&self, board: Board) -> Option<[Option<f32>; 4]> {
+        let values = self.tables.move_values(board)?;
+        let best = values.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
+        (best >= self.min_probability).then_some(values)
+    }
+}
+
+/// The tables of `dir` (default: [`file::tables_dir`]), loaded once per process and shared:
+/// every later call for the same folder returns the same copy.
+///
+/// # Errors
+/// A table file that cannot be loaded ([`TableFileError`], naming it); no folder to look in.
+pub fn load_shared(dir: Option<&Path>) -> Result<Arc<EndgameTables>, TableFileError> {
+    static LOADED: Mutex<Option<(PathBuf, Arc<EndgameTables>)>> = Mutex::new(None);
+    let dir = match dir {
+        Some(d) => d.to_path_buf(),
+        None => file::tables_dir().ok_or_else(|| TableFileError::Foreign {
+            path: PathBuf::from("~/.cache/bot2048/tables"),
+            why: "cannot be found: neither BOT2048_TABLES, XDG_CACHE_HOME nor HOME is set"
+                .to_string(),
+        })?,
+    };
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((d, tables)) = loaded.as_ref() {
+        if *d == dir {
+            return Ok(tables.clone());
+        }
+    }
+    let tables = Arc::new(file::load_dir(&dir)?);
+    *loaded = Some((dir, tables.clone()));
+    Ok(tables)
+}
