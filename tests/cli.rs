@@ -664,3 +664,102 @@ fn replay_annotates_chosen_moves_and_frames_the_new_tile() {
     assert_eq!(run("5").status.code(), Some(2));
     assert_eq!(run("13").status.code(), Some(2));
 }
+
+mod tables {
+    use super::bot2048;
+    use bot2048::solver::tables::build::build_table;
+    use bot2048::solver::tables::{file, Formation, TableKey};
+
+    #[test]
+    fn status_of_an_empty_folder_says_what_to_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = bot2048()
+            .args(["tables", "status", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("no endgame tables"), "{text}");
+        assert!(text.contains("bot2048 tables build"), "{text}");
+    }
+
+    #[test]
+    fn a_corrupt_table_is_refused_by_name_by_status_and_by_sim() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = TableKey::new(Formation::new([4, 4, 0, 0]).unwrap(), 4, 3).unwrap();
+        let path = file::save(&build_table(&key, &|_| {}), 1, dir.path()).unwrap();
+        // whole: status lists it, sim plays with it and says so
+        let out = bot2048()
+            .args(["tables", "status", "--verify", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("4-4.a4.g3.tbl"));
+        let sim = bot2048()
+            .args(["sim", "--games", "1", "--depth", "1", "--max-moves", "300"])
+            .env("BOT2048_TABLES", dir.path())
+            .output()
+            .unwrap();
+        assert!(sim.status.success(), "{sim:?}");
+        let err = String::from_utf8_lossy(&sim.stderr);
+        assert!(
+            err.contains("evaluation: heuristic with the endgame tables"),
+            "{err}"
+        );
+        // damaged: refused, named, with what to run
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[100] ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        let out = bot2048()
+            .args(["tables", "status", "--verify", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("corrupt") && text.contains("4-4.a4.g3.tbl"),
+            "{text}"
+        );
+        let sim = bot2048()
+            .args(["sim", "--games", "1", "--depth", "1", "--eval", "tables"])
+            .env("BOT2048_TABLES", dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(sim.status.code(), Some(1), "{sim:?}");
+        let err = String::from_utf8_lossy(&sim.stderr);
+        assert!(
+            err.contains("4-4.a4.g3.tbl") && err.contains("tables build"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn without_tables_the_default_is_the_heuristic_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = bot2048()
+            .args(["sim", "--games", "1", "--depth", "1", "--max-moves", "50"])
+            .env("BOT2048_TABLES", dir.path())
+            .output()
+            .unwrap();
+        assert!(sim.status.success(), "{sim:?}");
+        let err = String::from_utf8_lossy(&sim.stderr);
+        assert!(
+            err.contains("evaluation: heuristic (no endgame tables built"),
+            "{err}"
+        );
+        let named = bot2048()
+            .args(["sim", "--games", "1", "--eval", "tables"])
+            .env("BOT2048_TABLES", dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(named.status.code(), Some(1), "{named:?}");
+        let err = String::from_utf8_lossy(&named.stderr);
+        assert!(
+            err.contains("no endgame tables in") && err.contains("tables build"),
+            "{err}"
+        );
+    }
+}

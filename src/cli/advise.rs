@@ -89,6 +89,9 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let mut solvers = t.solver_maker(spawn, None)?;
+    if let Some(note) = t.solver.evaluation_note()? {
+        eprintln!("bot2048: {note}");
+    }
     let stop = super::play::interrupt_flag();
     let cfg = AdviseConfig {
         settle: t.settle(),

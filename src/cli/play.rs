@@ -385,6 +385,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             i.id,
             solvers.name()
         );
+        if let Some(note) = args.target.solver.evaluation_note()? {
+            eprintln!("bot2048: {note}");
+        }
     }
     let summary = play::play(
         &mut game,

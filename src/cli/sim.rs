@@ -93,12 +93,12 @@ pub struct SimArgs {
 /// solver's error, or a chart that cannot be written.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     // every check before the first game is about the arguments: a usage error (exit 2)
-    // (but a network file that cannot be loaded is a bad file: exit 1)
+    // (but a network or table file that cannot be loaded is a bad file: exit 1)
     let (config, entrants) = plan(&args).map_err(|e| {
         let bad_file = e.chain().any(|c| {
             matches!(
                 c.downcast_ref::<SolverError>(),
-                Some(SolverError::BadNetwork { .. })
+                Some(SolverError::BadNetwork { .. } | SolverError::Tables { .. })
             )
         });
         if bad_file {
@@ -240,6 +240,11 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     let mut template = s.config(args.size, spawn, 0, false)?;
     template.goal = args.goal;
     let default_evaluation = template.evaluation.clone();
+    if !args.json {
+        if let Some(note) = s.evaluation_note()? {
+            eprintln!("sim: {note}");
+        }
+    }
     let mut entrants = Vec::new();
     for ((name, solver_name, eval), options) in entries.into_iter().zip(options) {
         template.options = options;

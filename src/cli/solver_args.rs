@@ -47,8 +47,9 @@ pub struct SolverArgs {
     /// SOLVER:KEY=VALUE goes to SOLVER only.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_opt)]
     pub options: Vec<(String, String)>,
-    /// The evaluation of solvers that score boards (`--help` of `--solver` lists them).
-    #[arg(long, value_name = "NAME", default_value = "heuristic")]
+    /// The evaluation of solvers that score boards (`--help` of `--solver` lists them). `auto`:
+    /// the endgame tables when `bot2048 tables build` has built them, else the heuristic.
+    #[arg(long, value_name = "NAME", default_value = "auto")]
     pub eval: String,
 }
 
@@ -106,6 +107,32 @@ impl SolverArgs {
     /// An unknown name.
     pub fn evaluation(&self) -> anyhow::Result<Evaluation> {
         Ok(self.eval.parse::<Evaluation>()?)
+    }
+
+    /// One line saying which evaluation the solver plays with, for `play`, `advise` and `sim`
+    /// to print; `None` for a solver that uses none.
+    ///
+    /// # Errors
+    /// As [`SolverArgs::evaluation`].
+    pub fn evaluation_note(&self) -> anyhow::Result<Option<String>> {
+        if !registry::find(&self.solver)?.uses_evaluation {
+            return Ok(None);
+        }
+        Ok(Some(match self.evaluation()? {
+            Evaluation::Tables { tables: t, .. } => format!(
+                "evaluation: heuristic with the endgame tables on 4x4 boards ({} tables, {:.1} GB, from {})",
+                t.tables().len(),
+                (2 * t.entries()) as f64 / 1e9,
+                crate::solver::tables::file::tables_dir()
+                    .unwrap_or_default()
+                    .display()
+            ),
+            Evaluation::Heuristic if self.eval == "auto" => format!(
+                "evaluation: heuristic (no endgame tables built; `bot2048 tables build` makes them: {})",
+                crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
+            ),
+            e => format!("evaluation: {}", e.name()),
+        }))
     }
 
     /// The solver's configuration for `shape`, assuming `spawn`, with the `--opt` pairs meant

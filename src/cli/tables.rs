@@ -33,9 +33,9 @@ pub struct TablesArgs {
 /// The actions of `bot2048 tables`.
 #[derive(Debug, Subcommand)]
 pub enum TablesAction {
-    /// Build the endgame tables (the small set: about 3 minutes on 2 cores, 1 GB on disk).
+    /// Build the endgame tables (`--set small` by default).
     Build {
-        /// Which set: `small` (goals 64 to 256) or `full` (64 to 512, 2.6 GB).
+        /// Which set: `small` (goals 64 to 256) or `full` (64 to 512, more disk and memory).
         #[arg(long, value_enum, default_value = "small")]
         set: TableSet,
         /// Build again the tables that are already there.
@@ -98,7 +98,7 @@ fn build(set: TableSet, force: bool, dir: &Path) -> anyhow::Result<ExitCode> {
     );
     let start = Instant::now();
     let mut before = 0u64;
-    for key in &todo {
+    for (k, key) in todo.iter().enumerate() {
         bar.set_message(key.file_name());
         let t0 = Instant::now();
         let table = build_table(key, &|done| bar.set_position(before + done));
@@ -106,11 +106,20 @@ fn build(set: TableSet, force: bool, dir: &Path) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("saving the table of {key}"))?;
         before += key.entries();
         bar.set_position(before);
-        bar.println(format!(
-            "{} ({:.1} s)",
+        let left = start.elapsed().as_secs_f64() * (total - before) as f64 / before as f64;
+        let line = format!(
+            "[{}/{}] {} ({:.1} s; about {:.0} s left)",
+            k + 1,
+            todo.len(),
             path.display(),
-            t0.elapsed().as_secs_f64()
-        ));
+            t0.elapsed().as_secs_f64(),
+            left
+        );
+        if bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            bar.println(line);
+        }
     }
     bar.finish_and_clear();
     println!(

@@ -70,8 +70,15 @@ pub enum Evaluation {
     Article,
     /// An n-tuple network ([`NTupleEval`]: its value plus the points scored), 4×4 only.
     NTuple(Arc<Network>),
-    /// The heuristic with the endgame tables ([`tables::TableEval`]), 4×4 only.
-    Tables(Arc<EndgameTables>),
+    /// The heuristic with the endgame tables ([`tables::TableEval`]), 4×4 only; `named` is false
+    /// when `auto` chose it, and then a board of another shape plays with the heuristic alone
+    /// instead of being refused.
+    Tables {
+        /// The tables loaded.
+        tables: Arc<EndgameTables>,
+        /// Named on the command line (`tables`), not chosen by `auto`.
+        named: bool,
+    },
 }
 
 /// The evaluations' names and one-line descriptions.
@@ -110,10 +117,18 @@ impl FromStr for Evaluation {
     fn from_str(s: &str) -> Result<Evaluation, SolverError> {
         match s {
             "heuristic" => Ok(Evaluation::Heuristic),
-            "tables" => Ok(Evaluation::Tables(load_tables()?)),
+            "tables" => Ok(Evaluation::Tables {
+                tables: load_tables()?,
+                named: true,
+            }),
             "auto" => {
                 let built = load_tables().ok().filter(|t| !t.is_empty());
-                Ok(built.map_or(Evaluation::Heuristic, Evaluation::Tables))
+                Ok(
+                    built.map_or(Evaluation::Heuristic, |tables| Evaluation::Tables {
+                        tables,
+                        named: false,
+                    }),
+                )
             }
             "article" => Ok(Evaluation::Article),
             "ntuple" => Ok(Evaluation::NTuple(ntuple::load_shared(
@@ -137,7 +152,7 @@ impl Evaluation {
             Evaluation::Heuristic => "heuristic",
             Evaluation::Article => "article",
             Evaluation::NTuple(_) => "ntuple",
-            Evaluation::Tables(_) => "tables",
+            Evaluation::Tables { .. } => "tables",
         }
     }
 }
@@ -410,8 +425,13 @@ pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>
         }
         (Evaluation::NTuple(net), true) => Ok(b.build::<Board, _>(NTupleEval::new(net.clone()))),
         (Evaluation::NTuple(_), false) => Err(ntuple::eval::unsupported(B::SOLVER, config.shape)),
-        (Evaluation::Tables(t), true) => Ok(b.build::<Board, _>(tables::evaluation(t.clone()))),
-        (Evaluation::Tables(_), false) => Err(SolverError::Unsupported {
+        (Evaluation::Tables { tables, .. }, true) => {
+            Ok(b.build::<Board, _>(tables::evaluation(tables.clone())))
+        }
+        (Evaluation::Tables { named: false, .. }, false) => {
+            Ok(b.build::<GridBoard, _>(RowHeuristic::new()))
+        }
+        (Evaluation::Tables { named: true, .. }, false) => Err(SolverError::Unsupported {
             solver: B::SOLVER.to_string(),
             shape: config.shape,
             why: "the endgame tables are for 4x4 boards only".to_string(),
