@@ -63,6 +63,8 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// Train an n-tuple network by TD(0) self-play (the learned evaluation).
     Train(train::TrainArgs),
+    /// List the solvers (`--solver`) with their options, and the evaluations (`--eval`).
+    Solvers(solver_args::SolversArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -79,5 +81,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Calibrate(args) => calibrate::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Train(args) => train::run(args),
+        Command::Solvers(args) => solver_args::run_solvers(args),
     }
 }
