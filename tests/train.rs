@@ -248,7 +248,7 @@ fn train_writes_no_file_it_was_not_given() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("new.bin"), "{}", stderr(&o));
     assert_eq!(
-        Network::load(&dir.path().join("new.bin")).unwrap().games(),
+        Network::load(dir.path().join("new.bin")).unwrap().games(),
         0
     );
 }
