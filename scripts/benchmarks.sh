@@ -26,15 +26,19 @@ build_id() {
   echo "$id"
 }
 
-# replace the block PART of the page with the text on stdin
+# replace the block PART of the page with the text on stdin (the page is left as it was when
+# the text is empty)
 put_block() {
-  python3 - "$page" "$1" <<'EOF'
+  local text; text=$(cat)
+  python3 - "$page" "$1" "$text" <<'EOF'
 import sys
-page, part = sys.argv[1], sys.argv[2]
+page, part, block = sys.argv[1], sys.argv[2], sys.argv[3].strip()
+if not block:
+    sys.exit(f"benchmarks.sh: nothing measured for {part}; {page} left as it was")
 text = open(page).read()
 begin, end = f"<!-- benchmarks.sh:{part} begin -->", f"<!-- benchmarks.sh:{part} end -->"
 i, j = text.index(begin) + len(begin), text.index(end)
-open(page, "w").write(text[:i] + "\n" + sys.stdin.read().strip() + "\n" + text[j:])
+open(page, "w").write(text[:i] + "\n" + block + "\n" + text[j:])
 EOF
 }
 
@@ -55,7 +59,7 @@ print("| --- | --- | --- | --- | --- | --- |")
 print("| {games} | {avg_score:,.0f} | {median_score:,.0f} | {reach} | {moves_per_sec:,.0f} | "
       "{decision_ms_median:.2f} / {decision_ms_p99:.2f} ms |".format(reach=reach, **s))
 ' >/tmp/bot2048-bench-sim.$$
-  { header "The default solver on the engine" "${cmd[*]#$bin }"; cat /tmp/bot2048-bench-sim.$$; } | put_block sim
+  { header "The default solver on the engine" "bot2048 ${cmd[*]:1}"; cat /tmp/bot2048-bench-sim.$$; } | put_block sim
   rm -f /tmp/bot2048-bench-sim.$$
 }
 
