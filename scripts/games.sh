@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # bot2048's own launcher for the real 2048 games on a headless X display (Debian 12).
 #
-#   scripts/games.sh install [PART...]       apt packages (as root, once); PART: build | runtime | test
-#                                            (default: all three). build = what compiling bot2048
-#                                            needs; runtime = the shared libraries the binary loads
+#   scripts/games.sh install [PART...]       apt packages (as root, once); PART: rust | build |
+#                                            runtime | test (default: all four, rust first).
+#                                            rust = a Rust toolchain at least Cargo.toml's
+#                                            rust-version: the one on PATH (or ~/.cargo/bin) when
+#                                            new enough, else Debian's rustc-web + cargo-web when
+#                                            apt offers one new enough, else it stops and says
+#                                            what to run; build = what compiling bot2048 needs;
+#                                            runtime = the shared libraries the binary loads
 #                                            (present on any X11 desktop); test = Xvfb, openbox,
-#                                            xdotool and the three games, for the tests and demo
+#                                            xdotool, the three games, and npm when there is none
+#                                            (the web game is fetched with `npm pack`), for the
+#                                            tests and the demo
 #   scripts/games.sh start GAME...           GAME: gnome | qt | web  (starts Xvfb + openbox if needed)
 #   scripts/games.sh status                  windows on the display and the processes started
 #   scripts/games.sh stop                    kills what `start` started (by PID), newest first
@@ -77,23 +84,96 @@ BUILD_PKGS="pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-de
 RUNTIME_PKGS="libgbm1 libwayland-client0 libxcb1"
 TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin"
 
+# the Rust the project needs: Cargo.toml's rust-version, e.g. 1.89
+need_rust() { sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' "$(dirname "$0")/../Cargo.toml"; }
+
+# the cargo a build will use: the one on PATH, else rustup's in ~/.cargo/bin (not on PATH until
+# a new login shell); prints its path
+find_cargo() {
+  if command -v cargo >/dev/null 2>&1; then command -v cargo
+  elif [[ -x "$HOME/.cargo/bin/cargo" ]]; then echo "$HOME/.cargo/bin/cargo"
+  else return 1
+  fi
+}
+
+# the version of rustc beside $1 (a cargo path), e.g. 1.96.0; empty when there is none
+rustc_version() {
+  local rustc; rustc="$(dirname "$1")/rustc"
+  [[ -x "$rustc" ]] || rustc=rustc
+  "$rustc" --version 2>/dev/null | awk '{print $2}' | sed 's/-.*//'
+}
+
+version_ge() { dpkg --compare-versions "$1" ge "$2"; }   # a >= b (Debian's version order)
+
+# the rust part, run after apt-get update: keeps a new enough Rust, else adds Debian's
+# rustc-web + cargo-web to the packages to install (RUST_PKGS), else stops with what to run
+RUST_PKGS=""
+RUST_NOTE=""
+plan_rust() {
+  local need cargo have cand
+  need=$(need_rust)
+  if cargo=$(find_cargo); then
+    have=$(rustc_version "$cargo")
+    if [[ -n "$have" ]] && version_ge "$have" "$need"; then
+      RUST_NOTE="Rust $have ($cargo), kept"
+      if ! command -v cargo >/dev/null 2>&1; then
+        RUST_NOTE+=", not on PATH: run  . \"\$HOME/.cargo/env\"  before cargo"
+      fi
+      return 0
+    fi
+    log "found Rust ${have:-of unknown version} ($cargo); bot2048 needs $need or newer"
+    if [[ "$cargo" == "$HOME/.cargo/bin/cargo" ]] || command -v rustup >/dev/null 2>&1; then
+      log "it is rustup's: update it with   rustup update stable   and run this again"
+      exit 1
+    fi
+  fi
+  # Debian 12: rustc-web/cargo-web (1.96 from bookworm-security, 1.85 in bookworm itself)
+  cand=$(apt-cache policy rustc-web 2>/dev/null | awk '/Candidate:/ {print $2}')
+  cand=${cand%%+*}
+  if [[ -n "$cand" && "$cand" != "(none)" ]] && version_ge "$cand" "$need"; then
+    RUST_PKGS="rustc-web cargo-web"
+    RUST_NOTE="Rust $cand (rustc-web, cargo-web from apt)"
+    log "no Rust $need or newer here: installing Debian's rustc-web and cargo-web ($cand)"
+    return 0
+  fi
+  log "no Rust $need or newer here, and apt has none newer (rustc-web: ${cand:-not found})."
+  log "Either enable Debian's security updates (bookworm-security has rustc-web 1.96):"
+  log "    echo 'deb http://deb.debian.org/debian-security bookworm-security main' > /etc/apt/sources.list.d/security.list"
+  log "    apt-get update && apt-get install rustc-web cargo-web"
+  log "or install rustup's Rust (then open a new shell, or: . \"\$HOME/.cargo/env\"):"
+  log "    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y"
+  log "and run this again."
+  exit 1
+}
+
 cmd_install() {
-  local parts=("$@") pkgs=() p
-  [[ ${#parts[@]} -gt 0 ]] || parts=(build runtime test)
+  local parts=("$@") pkgs=() p rust=0 npm=0
+  [[ ${#parts[@]} -gt 0 ]] || parts=(rust build runtime test)
   for p in "${parts[@]}"; do
     case "$p" in
+      # rust: checked first, so that a missing toolchain stops the install before anything else
+      rust) rust=1 ;;
       # build: xcap 0.9 (wayland, pipewire via bindgen, gbm, egl, xcb) + enigo 0.6 (x11rb)
       build) pkgs+=($BUILD_PKGS) ;;
       # runtime: the libraries the binary links (readelf -d: libgbm, libwayland-client, libxcb)
       runtime) pkgs+=($RUNTIME_PKGS) ;;
-      # test: virtual display, window manager, helpers, the three games
-      test) pkgs+=($TEST_PKGS) ;;
-      *) log "unknown install part $p (build, runtime or test)"; exit 2 ;;
+      # test: virtual display, window manager, helpers, the three games (+ npm for the web one)
+      test) pkgs+=($TEST_PKGS); npm=1 ;;
+      *) log "unknown install part $p (rust, build, runtime or test)"; exit 2 ;;
     esac
   done
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
-  apt-get install -y --no-install-recommends "${pkgs[@]}"
+  if (( rust )); then plan_rust; pkgs=($RUST_PKGS "${pkgs[@]}"); fi
+  # npm from Debian only when there is none (CI images bring their own Node.js and npm)
+  if (( npm )) && ! command -v npm >/dev/null 2>&1; then pkgs+=(npm); fi
+  if (( ${#pkgs[@]} > 0 )); then
+    apt-get install -y --no-install-recommends "${pkgs[@]}"
+  fi
+  local done_note="${#pkgs[@]} apt packages checked or installed (${parts[*]})"
+  (( rust )) && done_note+="; $RUST_NOTE"
+  (( npm )) && done_note+="; npm $(npm --version 2>/dev/null || echo missing)"
+  log "install done: $done_note"
 }
 
 start_x() {
@@ -270,5 +350,5 @@ case "${1:-}" in
   status) cmd_status ;;
   stop) cmd_stop ;;
   stop-game) shift; cmd_stop_game "$@" ;;
-  *) sed -n '2,37p' "$0"; exit 2 ;;
+  *) sed -n '2,41p' "$0"; exit 2 ;;
 esac

@@ -655,6 +655,13 @@ fn replay_annotates_chosen_moves_and_frames_the_new_tile() {
         assert_eq!(img.dimensions(), (frame.width(), frame.height()));
         img.pixels().filter(|p| p.0 == [255, 210, 0, 255]).count()
     };
+    // asked for pictures, it prints the verdict alone, not the game
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.ends_with("every move fits the engine\n") && text.contains("moves checked"),
+        "{text}"
+    );
     assert_eq!(yellow("move-0000.png"), 0, "the start has no new tile");
     assert!(
         yellow("move-0005.png") > 100,

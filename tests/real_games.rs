@@ -52,10 +52,10 @@ fn can_run(test: &str) -> bool {
     if in_ci() {
         panic!("{test}: CI=true but these are missing: {missing:?} (run scripts/games.sh install)");
     }
-    eprintln!(
+    crate::vision_corpus::say_skipped(&format!(
         "\n!!!!!!!! SKIPPED {test}: no virtual display / games on this machine (missing {missing:?}); \
          run `scripts/games.sh install` as root to enable the real-game tests !!!!!!!!\n"
-    );
+    ));
     false
 }
 

@@ -221,3 +221,34 @@ fn train_promotes_a_one_stage_file_to_stages_and_trains_each_on_its_own() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains(one_s) && err.contains("0123,4567"), "{err}");
 }
+
+#[test]
+fn train_writes_no_file_it_was_not_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bot2048"))
+            .current_dir(dir.path())
+            .arg("train")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // nothing to train and nowhere to write: refused, nothing written in the current directory
+    let o = run(&["--network", "0123", "--games", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--out FILE"), "{}", stderr(&o));
+    // training without --out: refused before the first game
+    let o = run(&["--network", "0123", "--games", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs --out FILE"), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    // --games 0 with --out writes the untrained network there, and says so
+    let o = run(&["--network", "0123", "--games", "0", "--out", "new.bin"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("new.bin"), "{}", stderr(&o));
+    assert_eq!(
+        Network::load(dir.path().join("new.bin")).unwrap().games(),
+        0
+    );
+}

@@ -46,6 +46,13 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
+/// Prints `line` on the test process's stderr past the test harness's capture (which keeps
+/// `eprintln!` of a passing test out of sight), so that a skip shows in `cargo test`'s output.
+pub fn say_skipped(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// `../shared/corpus` (or `$BOT2048_SHARED_CORPUS`) when it holds `real/` and `public/`; `None`
 /// after printing that `test` was skipped; panics when it is absent and `CI=true`.
 pub fn shared_corpus(test: &str) -> Option<PathBuf> {
@@ -61,10 +68,10 @@ pub fn shared_corpus(test: &str) -> Option<PathBuf> {
             root.display()
         ),
         Presence::Skip => {
-            eprintln!(
+            say_skipped(&format!(
                 "SKIPPED {test}: no shared corpus at {} (the in-repo corpus tests still ran)",
                 root.display()
-            );
+            ));
             None
         }
     }
@@ -448,7 +455,8 @@ fn the_shared_corpus_tests_say_when_they_are_skipped() {
     // This test binary again, on one shared-corpus test, with the corpus pointed elsewhere.
     let run = |ci: bool| {
         let mut c = std::process::Command::new(std::env::current_exe().unwrap());
-        c.args(["vision_corpus::public_corpus", "--exact", "--nocapture"])
+        // without --nocapture: the skip must show through the harness's capture
+        c.args(["vision_corpus::public_corpus", "--exact"])
             .env("BOT2048_SHARED_CORPUS", "/nonexistent/shared/corpus")
             .env_remove("CI");
         if ci {

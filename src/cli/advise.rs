@@ -43,7 +43,13 @@ pub fn exit_code(end: &AdviseEnd) -> u8 {
 
 /// Arguments of `bot2048 advise`.
 #[derive(Debug, Args)]
-#[command(after_help = after_help())]
+#[command(
+    after_long_help = after_help(),
+    group(clap::ArgGroup::new("where").args(["window", "region"]).required(true).multiple(true)),
+    mut_arg("region", |a| a
+        .help("Watch this screen rectangle instead of a window")
+        .long_help("Watch this screen rectangle instead of a window: X,Y,W,H in screen pixels (advise presses no key, so no --window is needed)")),
+)]
 pub struct AdviseArgs {
     /// Which game and how to read and solve it (`--window` or `--region`).
     #[command(flatten)]
@@ -94,7 +100,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     }
     let stop = super::play::interrupt_flag();
     let cfg = AdviseConfig {
-        settle: t.settle(),
+        settle: t.settle(0),
         once: args.once,
         max_boards: args.max_boards,
         budget: t.solver.budget(Some(stop.clone())),

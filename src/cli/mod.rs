@@ -66,6 +66,8 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Build the endgame tables once (the strongest evaluation), or list what is built.
     Tables(tables::TablesArgs),
+    /// List the solvers (`--solver`) with their options, and the evaluations (`--eval`).
+    Solvers(solver_args::SolversArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -83,5 +85,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sim(args) => sim::run(args),
         Command::Train(args) => train::run(args),
         Command::Tables(args) => tables::run(args),
+        Command::Solvers(args) => solver_args::run_solvers(args),
     }
 }

@@ -24,38 +24,42 @@ use std::sync::Arc;
 /// Where the game is, and how to read it (shared by `play` and `advise`).
 #[derive(Debug, Args, Clone)]
 pub struct TargetArgs {
-    /// The game window: its title (exact, then case-insensitive, then a substring) or app name
-    /// (WM_CLASS), e.g. "GNOME 2048", "2048 Game", "2048".
+    /// The game window's title or app name (`bot2048 windows` lists them).
+    ///
+    /// Its title (exact, then case-insensitive, then a substring) or app name (WM_CLASS), e.g.
+    /// "GNOME 2048", "2048 Game", "2048".
     #[arg(long, short = 'w', value_name = "TITLE")]
     pub window: Option<String>,
-    /// Capture this rectangle of the screen instead of the window: x,y,w,h in screen pixels.
-    /// Keys, where any are pressed, still go only to --window (after checking its focus).
+    /// Capture this screen rectangle instead of the window.
+    ///
+    /// X,Y,W,H in screen pixels. Keys still go only to --window (after checking its focus).
     #[arg(long, value_name = "X,Y,W,H", value_parser = Rect::parse)]
     pub region: Option<Rect>,
-    /// Calibration profile: a built-in name (gnome-2048, 2048-qt, web-2048), the name of a user
-    /// profile (made by `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user
-    /// profile; the best fit wins).
+    /// Calibration profile: a name, a TOML file, or `auto`.
+    ///
+    /// A built-in name (gnome-2048, 2048-qt, web-2048), the name of a user profile (made by
+    /// `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user profile; the
+    /// best fit wins).
     #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
     pub profile: String,
     /// Which solver, its options and its budget.
     #[command(flatten)]
     pub solver: super::solver_args::SolverArgs,
-    /// The spawn rule the solver assumes: `classic` (90 % 2, 10 % 4: the web game, 2048-qt) or
-    /// `twos-only` (gnome-2048 spawns only 2s). Default: `twos-only` for a gnome-2048 window,
-    /// else `classic`.
+    /// The spawn rule the solver assumes: `classic` or `twos-only`.
+    ///
+    /// `classic` (90 % 2, 10 % 4: the web game, 2048-qt) or `twos-only` (gnome-2048 spawns only
+    /// 2s). Default: `twos-only` for a gnome-2048 window, else `classic`.
     #[arg(long, value_name = "RULE")]
     pub spawn: Option<SpawnRule>,
     /// The board must stay unchanged this long before a frame is used, ms.
     #[arg(long, default_value_t = 100, value_name = "MS")]
     pub quiet_ms: u64,
-    /// Give up waiting for a settled board after this long, ms, counted from the board's first
-    /// change after the key (or the end of the wait for one).
+    /// Give up waiting for a still board after this long, ms.
+    ///
+    /// Counted from the board's first change (after a key: the first change after it, or the end
+    /// of the wait for one).
     #[arg(long, default_value_t = 1500, value_name = "MS")]
     pub settle_timeout_ms: u64,
-    /// After a key, use a frame once the board has been still this long (ms) if it already reads
-    /// as exactly the expected board plus one new tile (the mirror); 0 = always wait --quiet-ms.
-    #[arg(long, default_value_t = play::DEFAULT_EARLY_MS, value_name = "MS")]
-    pub early_ms: u64,
 }
 
 impl TargetArgs {
@@ -110,12 +114,13 @@ impl TargetArgs {
         })
     }
 
-    /// Settle options from the knobs.
-    pub fn settle(&self) -> SettleOptions {
+    /// Settle options from the knobs; `early_ms` is `play --early-ms` (0: no early frames, as
+    /// `advise`, which presses no key, always waits for a quiet board).
+    pub fn settle(&self, early_ms: u64) -> SettleOptions {
         SettleOptions {
             quiet_ms: self.quiet_ms,
             timeout_ms: self.settle_timeout_ms,
-            early_quiet_ms: (self.early_ms > 0).then_some(self.early_ms),
+            early_quiet_ms: (early_ms > 0).then_some(early_ms),
             ..SettleOptions::default()
         }
     }
@@ -190,11 +195,13 @@ fn parse_win_tile(s: &str) -> Result<u64, String> {
 
 /// Arguments of `bot2048 play`.
 #[derive(Debug, Args)]
-#[command(after_help = after_help())]
+#[command(after_long_help = after_help(), mut_arg("window", |a| a.required(true)))]
 pub struct PlayArgs {
     /// Which game and how to read and solve it.
     #[command(flatten)]
     pub target: TargetArgs,
+    /// At the win tile: `continue` past the game's win screen, or `stop`.
+    ///
     /// At the win tile (`--win-tile`, 2048 by default): `continue` passes the game's win screen
     /// ("Keep going", closing gnome's dialog) and plays on; `stop` stops with reason `won`.
     #[arg(long, value_enum, default_value = "continue")]
@@ -202,34 +209,43 @@ pub struct PlayArgs {
     /// Stop when a tile of this value appears.
     #[arg(long, value_name = "TILE")]
     pub goal: Option<u64>,
-    /// The tile at which the game shows its win screen, which `--on-win` handles: 2048 in the
-    /// web game and 2048-qt; gnome-2048's `target-value` setting (2048 unless changed), e.g. 64.
-    /// A power of two from 4.
+    /// The tile at which the game shows its win screen.
+    ///
+    /// The win screen `--on-win` handles: 2048 in the web game and 2048-qt; gnome-2048's
+    /// `target-value` setting (2048 unless changed), e.g. 64. A power of two from 4.
     #[arg(long, value_name = "TILE", default_value_t = WIN_TILE, value_parser = parse_win_tile)]
     pub win_tile: u64,
     /// Stop after this many moves.
     #[arg(long, value_name = "N")]
     pub max_moves: Option<u64>,
-    /// How the game gets the keyboard focus: `start` activates it once and stops if it is taken
-    /// away; `activate` re-activates it whenever needed; `click` clicks the board; `never` only
-    /// presses while it already has the focus.
+    /// How the game gets the keyboard focus: start, activate, click or never.
+    ///
+    /// `start` activates it once and stops if it is taken away; `activate` re-activates it
+    /// whenever needed; `click` clicks the board; `never` only presses while it already has the
+    /// focus.
     #[arg(long, value_enum, default_value = "start")]
     pub focus: FocusMode,
-    /// Save every frame used and a JSON-lines log here (replayable test data; `bot2048 replay
-    /// DIR` checks and prints it). A directory that already holds a recording is refused
-    /// without --force. A desync dump goes to DIR/desync.
+    /// Save every frame used and a JSON-lines log in DIR.
+    ///
+    /// Replayable test data: `bot2048 replay DIR` checks and prints it. A directory that already
+    /// holds a recording is refused without --force. A desync dump goes to DIR/desync.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
-    /// With --record: replace the recording already in DIR (its frames, log, summary and
-    /// desync dump are removed first).
+    /// With --record: replace the recording already in DIR.
+    ///
+    /// Its frames, log, summary and desync dump are removed first.
     #[arg(long, requires = "record")]
     pub force: bool,
-    /// With --record: stop saving frames once they take this many megabytes (10^6 bytes); the
-    /// log goes on, and a `frames_capped` event and the summary say from which frame.
+    /// With --record: stop saving frames past this many megabytes.
+    ///
+    /// Megabytes of 10^6 bytes. The log goes on, and a `frames_capped` event and the summary say
+    /// from which frame.
     #[arg(long, value_name = "MB", requires = "record")]
     pub record_max_mb: Option<u64>,
-    /// Where a desync dump goes when not recording (default: a new folder under
-    /// $XDG_STATE_HOME/bot2048/dumps, else ~/.local/state/bot2048/dumps). Its path is printed.
+    /// Where a desync dump goes when not recording.
+    ///
+    /// Default: a new folder under $XDG_STATE_HOME/bot2048/dumps, else
+    /// ~/.local/state/bot2048/dumps. Its path is printed.
     #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
     /// Print the summary as one JSON object on stdout.
@@ -238,15 +254,25 @@ pub struct PlayArgs {
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Think during the game's animation for at most this long, ms (0 = not).
+    ///
     /// Ponder (search the move's possible spawns) during the game's animation for at most this
     /// long after each key, ms; the decision on the settled frame then reuses that search.
     /// 0 = no pondering; default: 80 % of the game's animation time, measured as the bot plays
     /// (the median key → settled frame of the last 31 moves; 140 ms before the first).
     #[arg(long, value_name = "MS")]
     pub animation_ms: Option<u64>,
-    /// Do not stop when the mouse moves (by default moving the mouse stops the bot: the failsafe).
+    /// Do not stop when the mouse moves.
+    ///
+    /// By default moving the mouse stops the bot: the failsafe.
     #[arg(long)]
     pub no_failsafe: bool,
+    /// After a key, use a frame once the board has been still this long, ms, if it reads right.
+    ///
+    /// A frame is used early when it already reads as exactly the expected board plus one new
+    /// tile (the mirror); 0 = always wait --quiet-ms.
+    #[arg(long, default_value_t = play::DEFAULT_EARLY_MS, value_name = "MS")]
+    pub early_ms: u64,
 }
 
 /// A second Ctrl-C this long (ms) after the first ends the process at once (exit 130) instead of
@@ -322,14 +348,36 @@ pub fn print_summary(s: &Summary, json: bool) {
 /// board (the board's own limit is known only once it is read).
 ///
 /// # Errors
-/// A [`UsageError`] naming the goal.
+/// A [`UsageError`] naming the goal, worded as [`check_goal_on`]'s.
 pub fn check_goal(goal: Option<u64>) -> Result<(), UsageError> {
+    check_goal_on(goal, None)
+}
+
+/// Checks `--goal` against `shape` (`sim`'s board), or against the largest board the reader
+/// takes (9x9) when the board is not known yet (`play`): a power of two from 4 up to the
+/// shape's largest tile. `play` and `sim` refuse a goal in these same words.
+///
+/// # Errors
+/// A [`UsageError`] naming the goal (and the board's largest tile, when the goal is too large).
+pub fn check_goal_on(goal: Option<u64>, shape: Option<Shape>) -> Result<(), UsageError> {
     let Some(g) = goal else { return Ok(()) };
-    let largest =
-        Shape::new(Shape::MAX_SIDE, Shape::MAX_SIDE).map_err(|e| UsageError(e.to_string()))?;
-    goal_exponent(largest, g).map(|_| ()).map_err(|_| {
+    let shape = match shape {
+        Some(s) => s,
+        None => {
+            Shape::new(Shape::MAX_SIDE, Shape::MAX_SIDE).map_err(|e| UsageError(e.to_string()))?
+        }
+    };
+    goal_exponent(shape, g).map(|_| ()).map_err(|_| {
+        let limit = if g.is_power_of_two() && g >= 4 {
+            format!(
+                " (a {shape} board holds at most {})",
+                1u64 << shape.max_exponent()
+            )
+        } else {
+            String::new()
+        };
         UsageError(format!(
-            "--goal {g}: the goal must be a tile value, a power of two from 4 up (e.g. 2048)"
+            "--goal {g}: the goal must be a tile value, a power of two from 4 up, e.g. 2048{limit}"
         ))
     })
 }
@@ -366,7 +414,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         win_tile: args.win_tile,
         goal: args.goal,
         max_moves: args.max_moves,
-        settle: t.settle(),
+        settle: t.settle(args.early_ms),
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
         record: args.record.clone(),
         record_force: args.force,
@@ -455,7 +503,25 @@ fn gsettings_get(setting: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_win_tile;
+    use super::{check_goal, check_goal_on, parse_win_tile};
+    use crate::engine::Shape;
+
+    #[test]
+    fn play_and_sim_refuse_a_goal_in_the_same_words() {
+        let words = "--goal 3: the goal must be a tile value, a power of two from 4 up, e.g. 2048";
+        assert_eq!(check_goal(Some(3)).unwrap_err().0, words);
+        let three = Shape::new(3, 3).unwrap();
+        assert_eq!(check_goal_on(Some(3), Some(three)).unwrap_err().0, words);
+        // 3x3: 9 cells, at most 2^(9+1) = 1024
+        assert!(check_goal_on(Some(1024), Some(three)).is_ok());
+        assert_eq!(
+            check_goal_on(Some(2048), Some(three)).unwrap_err().0,
+            "--goal 2048: the goal must be a tile value, a power of two from 4 up, e.g. 2048 \
+             (a 3x3 board holds at most 1024)"
+        );
+        assert!(check_goal(None).is_ok() && check_goal(Some(4)).is_ok());
+        assert!(check_goal(Some(1 << 40)).is_ok());
+    }
 
     #[test]
     fn win_tile_is_a_power_of_two_from_4() {

@@ -9,7 +9,8 @@
 //! `score`, `fits`, `unverified_last`, `events`).
 //!
 //! `--annotate N,... --out-dir DIR` writes `DIR/move-NNNN.png` for each move named: its frame with
-//! the board as read drawn on it, the new tile framed in yellow, the move's number in the corner.
+//! the board as read drawn on it, the new tile framed in yellow, the move's number in the corner;
+//! the text is then only the verdict ([`verdict_text`]).
 //!
 //! Exit codes: 0 every move fits; 3 a move does not fit (its number and the cells are named);
 //! 1 the log cannot be read; 2 bad command line.
@@ -46,7 +47,8 @@ pub struct ReplayArgs {
     pub json: bool,
     /// Write an annotated image of these moves' frames (0 = the start), comma-separated: the
     /// board as read (grid, every cell's value), the new tile framed in yellow and the move's
-    /// number in the top-left corner. Needs --out-dir.
+    /// number in the top-left corner. Needs --out-dir. Prints only the verdict then (the
+    /// moves checked and whether they fit), not the whole game, unless --json.
     #[arg(
         long,
         value_name = "N,...",
@@ -196,7 +198,14 @@ pub fn report_text(r: &Report) -> String {
             "the last key chosen ({k}) has no frame after it: not checked\n"
         ));
     }
-    t.push_str(&format!(
+    t.push_str(&checked_line(r));
+    t
+}
+
+/// The last line of [`report_text`]: how many moves were checked, the score, and whether every
+/// move fits.
+fn checked_line(r: &Report) -> String {
+    format!(
         "{} moves checked, score {}: {}\n",
         r.steps.len(),
         r.score(),
@@ -205,7 +214,21 @@ pub fn report_text(r: &Report) -> String {
         } else {
             "every move fits the engine"
         }
-    ));
+    )
+}
+
+/// The verdict alone, what `--annotate` prints instead of the whole game: the misfit (if any)
+/// and [`checked_line`].
+pub fn verdict_text(r: &Report) -> String {
+    let mut t = String::new();
+    if let Some(m) = &r.misfit {
+        let key = m.key.map_or(String::new(), |k| format!(" ({k})"));
+        t.push_str(&format!(
+            "MISFIT at move {}{key}, frame {}: {}\n",
+            m.number, m.seq, m.why
+        ));
+    }
+    t.push_str(&checked_line(r));
     t
 }
 
@@ -246,8 +269,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         for j in report_json(&report) {
             writeln!(out, "{j}")?;
         }
-    } else {
+    } else if args.annotate.is_empty() {
         write!(out, "{}", report_text(&report))?;
+    } else {
+        write!(out, "{}", verdict_text(&report))?;
     }
     out.flush()?;
     for p in write_annotated(&args, &report)? {

@@ -5,7 +5,7 @@
 //! checks the arguments (all of them before the first game), then prints.
 use super::exit::UsageError;
 use super::solver_args::SolverArgs;
-use crate::engine::{goal_exponent, Shape, SpawnRule};
+use crate::engine::{Shape, SpawnRule};
 use crate::sim::chart;
 use crate::sim::compare::{self, Comparison, Entrant, SolverRun};
 use crate::sim::{GameResult, SimConfig, Summary};
@@ -25,18 +25,20 @@ fn after_help() -> String {
 
 /// Arguments of `bot2048 sim`.
 #[derive(Debug, Args)]
-#[command(after_help = after_help())]
+#[command(after_long_help = after_help())]
 pub struct SimArgs {
     /// Which solver, its options and its budget.
     #[command(flatten)]
     pub solver: SolverArgs,
-    /// Compare these solvers (comma-separated, e.g. expectimax,greedy) on the same seeds: one
-    /// table, `--json` as one object keyed by solver, one chart. `SOLVER/EVAL` runs a solver
-    /// with its own evaluation (e.g. expectimax/ntuple,expectimax/heuristic; else --eval's). `--time-ms` is every solver's
+    /// Compare these solvers on the same seeds, e.g. expectimax,greedy.
+    ///
+    /// Comma-separated: one table, `--json` as one object keyed by solver, one chart.
+    /// `SOLVER/EVAL` runs a solver with its own evaluation (e.g.
+    /// expectimax/ntuple,expectimax/heuristic; else --eval's). `--time-ms` is every solver's
     /// per-move budget (to compare at equal time); `--depth` goes to every solver that has a
-    /// measure of work, in its own unit (see --solver's help); otherwise each solver's default.
-    /// `--opt KEY=VALUE` goes to every listed solver that has KEY; `--opt SOLVER:KEY=VALUE` to
-    /// SOLVER only.
+    /// measure of work, in its own unit (`bot2048 solvers` lists them); otherwise each solver's
+    /// default. `--opt KEY=VALUE` goes to every listed solver that has KEY; `--opt
+    /// SOLVER:KEY=VALUE` to SOLVER only.
     #[arg(
         long,
         value_name = "SOLVER,...",
@@ -47,8 +49,10 @@ pub struct SimArgs {
     /// Number of games to play.
     #[arg(long, default_value_t = 10)]
     pub games: u32,
-    /// Seed of the first game; each game's own seed is derived from it, so that every solver
-    /// meets the same spawns for the same moves. A game replays exactly at a fixed --depth; a
+    /// Seed of the first game.
+    ///
+    /// Each game's own seed is derived from it, so that every solver meets the same spawns for
+    /// the same moves. A game replays exactly at a fixed --depth; a
     /// time budget (--time-ms, or the default budget) depends on the machine's speed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -64,23 +68,28 @@ pub struct SimArgs {
     /// Print the summary as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Draw the score distribution and the reach rates into this PNG file (a new file: an
-    /// existing one is refused unless --force).
+    /// Draw the score distribution and the reach rates into this PNG file.
+    ///
+    /// A new file: an existing one is refused unless --force.
     #[arg(long, value_name = "CHART.png")]
     pub out: Option<PathBuf>,
     /// Let --out replace an existing file.
     #[arg(long, requires = "out")]
     pub force: bool,
-    /// The games' spawn rule: `classic` (90 % 2, 10 % 4) or `twos-only` (gnome-2048).
+    /// The games' spawn rule: `classic` or `twos-only`.
+    ///
+    /// `classic`: 90 % 2, 10 % 4 (the web game, 2048-qt); `twos-only`: 2s only (gnome-2048).
     #[arg(long, default_value = "classic", value_name = "RULE")]
     pub spawn: SpawnRule,
     /// The spawn rule the solver assumes (default: the games' own, --spawn).
     #[arg(long, value_name = "RULE")]
     pub solver_spawn: Option<SpawnRule>,
-    /// Play at a real game's rhythm: after each move, ponder its afterstate (spawn unknown) for
-    /// this long, ms, as `play` does during the game's animation, then decide on the spawned
-    /// board with the normal budget (--time-ms, --depth or the default). E.g. 140 (2048-qt),
-    /// 280 (gnome-2048), 320 (the web game).
+    /// Play at a real game's rhythm: ponder this long after each move, ms.
+    ///
+    /// After each move, ponder its afterstate (spawn unknown) for this long, ms, as `play` does
+    /// during the game's animation, then decide on the spawned board with the normal budget
+    /// (--time-ms, --depth or the default). E.g. 140 (2048-qt), 280 (gnome-2048), 320 (the web
+    /// game).
     #[arg(long, value_name = "MS")]
     pub animation_ms: Option<u64>,
 }
@@ -123,12 +132,22 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let on_game = |solver: &str, r: &GameResult| {
         bar.inc(1);
         bar.set_message(format!("{solver}: last {} ({} moves)", r.max_tile, r.moves));
-        if !terminal {
-            log.game_done(solver, r);
-        }
+        log.game_done(solver, r);
     };
-    let comparison = compare::compare(&config, &entrants, &on_game)?;
+    let comparison = std::thread::scope(|scope| {
+        if !terminal {
+            scope.spawn(|| log.tick_until_done());
+        }
+        // ends the ticker however the games end (an error, a panic), so the scope can close
+        let _finish = FinishOnDrop(&log);
+        compare::compare(&config, &entrants, &on_game)
+    })?;
     bar.finish_and_clear();
+    // the last progress line, for a run long enough to have printed the others
+    let took = log.started.elapsed();
+    if !terminal && took >= Duration::from_secs(PROGRESS_LINE_SECS) {
+        eprintln!("sim: {total}/{total} games in {} s", took.as_secs());
+    }
 
     match (&args.compare, args.json) {
         (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
@@ -139,6 +158,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         let img = chart::draw(&config, &comparison.runs)?;
         chart::write_png(&img, out, args.force)?;
+        eprintln!("sim: chart written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -147,40 +167,117 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
 /// the progress bar is hidden.
 const PROGRESS_LINE_SECS: u64 = 30;
 
-/// Progress of a run as plain lines on stderr, for a log: at most one every
-/// [`PROGRESS_LINE_SECS`], the first after that long (a short run prints none).
+/// Progress of a run as plain lines on stderr, for a log: one every [`PROGRESS_LINE_SECS`]
+/// whether or not a game ended meanwhile (a game can take minutes), by
+/// [`ProgressLines::tick_until_done`] on a thread of its own, then the last one when all are
+/// done; a run shorter than that prints none.
 struct ProgressLines {
     total: u64,
     started: Instant,
-    state: Mutex<(u64, Instant)>,
+    /// Games done, and the last one's line ("expectimax: last 8192 (4520 moves)").
+    state: Mutex<(u64, String)>,
+    /// Set when the run is over; wakes the ticker.
+    done: Mutex<bool>,
+    wake: std::sync::Condvar,
 }
 
 impl ProgressLines {
     fn new(total: u64) -> ProgressLines {
-        let now = Instant::now();
         ProgressLines {
             total,
-            started: now,
-            state: Mutex::new((0, now)),
+            started: Instant::now(),
+            state: Mutex::new((0, String::new())),
+            done: Mutex::new(false),
+            wake: std::sync::Condvar::new(),
         }
     }
 
-    /// Counts a finished game and prints a line if the last one is old enough.
+    /// Counts a finished game.
     fn game_done(&self, solver: &str, r: &GameResult) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.0 += 1;
-        if state.1.elapsed() < Duration::from_secs(PROGRESS_LINE_SECS) {
-            return;
+        state.1 = format!("; {solver}: last {} ({} moves)", r.max_tile, r.moves);
+    }
+
+    /// Prints a line every [`PROGRESS_LINE_SECS`] until [`ProgressLines::finish`].
+    fn tick_until_done(&self) {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let (d, timeout) = self
+                .wake
+                .wait_timeout(done, Duration::from_secs(PROGRESS_LINE_SECS))
+                .unwrap_or_else(|e| e.into_inner());
+            done = d;
+            if *done {
+                return;
+            }
+            if timeout.timed_out() {
+                let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                eprintln!(
+                    "sim: {}/{} games after {} s{}",
+                    state.0,
+                    self.total,
+                    self.started.elapsed().as_secs(),
+                    state.1
+                );
+            }
         }
-        state.1 = Instant::now();
-        eprintln!(
-            "sim: {}/{} games after {} s; {solver}: last {} ({} moves)",
-            state.0,
-            self.total,
-            self.started.elapsed().as_secs(),
-            r.max_tile,
-            r.moves
-        );
+    }
+
+    /// Ends the ticker.
+    fn finish(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.wake.notify_all();
+    }
+}
+
+/// Calls [`ProgressLines::finish`] when dropped.
+struct FinishOnDrop<'a>(&'a ProgressLines);
+
+impl Drop for FinishOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// The per-move time budget of a run in ms: `--time-ms`, or expectimax's own default when
+/// neither `--time-ms` nor `--depth` is given; `None` when no time limits the decisions.
+fn time_budget_ms(solver: &str, args: &SimArgs) -> Option<u64> {
+    match (args.solver.time_ms, args.solver.depth) {
+        (Some(t), _) => Some(t),
+        (None, None) if solver == "expectimax" => Some(crate::solver::expectimax::DEFAULT_TIME_MS),
+        _ => None,
+    }
+}
+
+/// The share of `run`'s decisions that took longer than `budget_ms`, 0..=1.
+fn share_over(run: &SolverRun, budget_ms: u64) -> f64 {
+    let (over, all) = run
+        .results
+        .iter()
+        .flat_map(|g| g.decision_ms.iter())
+        .fold((0u64, 0u64), |(o, a), &ms| {
+            (o + u64::from(ms > budget_ms as f64), a + 1)
+        });
+    if all == 0 {
+        0.0
+    } else {
+        over as f64 / all as f64
+    }
+}
+
+/// The solver's name in a run's name: `expectimax` of `expectimax/ntuple`.
+fn solver_of(run_name: &str) -> &str {
+    run_name.split('/').next().unwrap_or(run_name)
+}
+
+/// A budget in words, short enough for a table column: a solver's own default (the words of
+/// [`compare::describe_budget`] after "default: ") is just "default".
+fn short_budget(budget: &str) -> &str {
+    if budget.starts_with("default: ") {
+        "default"
+    } else {
+        budget
     }
 }
 
@@ -198,9 +295,7 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    if let Some(goal) = args.goal {
-        goal_exponent(args.size, goal).context("--goal")?;
-    }
+    super::play::check_goal_on(args.goal, Some(args.size))?;
     if let Some(out) = &args.out {
         chart::check_path(out, args.force)?;
     }
@@ -304,6 +399,16 @@ fn print_run(run: &SolverRun, args: &SimArgs) {
     if let Some(share) = s.table_share {
         println!("tables        decided {:.1}% of the moves", 100.0 * share);
     }
+    if let Some(budget) = time_budget_ms(solver_of(&run.name), args) {
+        let over = share_over(run, budget);
+        if over > 0.0 {
+            println!(
+                "over budget   {:.1} % of decisions took longer than {budget} ms (the time is \
+                 checked as the search goes; a loaded machine overruns more)",
+                100.0 * over
+            );
+        }
+    }
 }
 
 /// A time in ms to three significant digits (at least the units): 0.000123, 0.0651, 12.3, 150.
@@ -331,12 +436,22 @@ fn print_table(c: &Comparison, args: &SimArgs) {
     let budget_w = c
         .runs
         .iter()
-        .map(|r| r.budget.len())
+        .map(|r| short_budget(&r.budget).len())
         .max()
         .unwrap_or(0)
         .max(6);
-    let tile_w: Vec<usize> = c
+    // the reach columns up to the largest tile any game reached (the ones after would be 0 %)
+    let reached = c
         .reach_tiles
+        .iter()
+        .rposition(|t| {
+            c.runs
+                .iter()
+                .any(|r| r.summary.reach_rates.get(t).copied().unwrap_or(0.0) > 0.0)
+        })
+        .map_or(1, |i| i + 1);
+    let reach_tiles = &c.reach_tiles[..reached.min(c.reach_tiles.len())];
+    let tile_w: Vec<usize> = reach_tiles
         .iter()
         .map(|t| t.to_string().len().max(6))
         .collect();
@@ -344,7 +459,7 @@ fn print_table(c: &Comparison, args: &SimArgs) {
         "{:<name_w$}  {:<budget_w$}  {:>10}  {:>10}",
         "solver", "budget", "avg score", "median"
     );
-    for (t, w) in c.reach_tiles.iter().zip(&tile_w) {
+    for (t, w) in reach_tiles.iter().zip(&tile_w) {
         head.push_str(&format!("  {:>w$}", t.to_string()));
     }
     if args.goal.is_some() {
@@ -356,9 +471,12 @@ fn print_table(c: &Comparison, args: &SimArgs) {
         let s = &run.summary;
         let mut row = format!(
             "{:<name_w$}  {:<budget_w$}  {:>10.0}  {:>10.0}",
-            run.name, run.budget, s.avg_score, s.median_score
+            run.name,
+            short_budget(&run.budget),
+            s.avg_score,
+            s.median_score
         );
-        for (t, w) in c.reach_tiles.iter().zip(&tile_w) {
+        for (t, w) in reach_tiles.iter().zip(&tile_w) {
             let r = s.reach_rates.get(t).copied().unwrap_or(0.0);
             row.push_str(&format!("  {:>w$}", format!("{:.1}%", 100.0 * r)));
         }
@@ -377,6 +495,21 @@ fn print_table(c: &Comparison, args: &SimArgs) {
             if let Some(work) = registry::find(&run.name).ok().and_then(|i| i.work) {
                 let unit = work.split(';').next().unwrap_or(work);
                 println!("--depth for {}: {unit}", run.name);
+            }
+        }
+    }
+    for run in &c.runs {
+        if short_budget(&run.budget) != run.budget {
+            println!("budget of {}: {}", run.name, run.budget);
+        }
+        if let Some(budget) = time_budget_ms(solver_of(&run.name), args) {
+            let over = share_over(run, budget);
+            if over > 0.0 {
+                println!(
+                    "{}: {:.1} % of decisions took longer than {budget} ms",
+                    run.name,
+                    100.0 * over
+                );
             }
         }
     }

@@ -6,16 +6,18 @@ use crate::engine::{Shape, SpawnRule};
 use crate::solver::registry::{self, Evaluation, SolverInfo};
 use crate::solver::{Budget, SolverConfig};
 use clap::Args;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The `--help` text of `--solver`: every solver with its options.
+/// The `--help` text of `--solver`: the names, and where their options are listed.
 fn solver_help() -> String {
+    let names: Vec<&str> = registry::SOLVERS.iter().map(|s| s.name).collect();
     format!(
-        "Solver to use (default {}). Solvers and their options:\n{}",
-        registry::DEFAULT_SOLVER,
-        registry::describe()
+        "Solver to use: {}.\n\n`bot2048 solvers` lists every solver with what it does, its \
+         --depth and its --opt options, and the evaluations (--eval).",
+        names.join(", ")
     )
 }
 
@@ -33,22 +35,31 @@ pub struct SolverArgs {
     /// Solver to use.
     #[arg(long, default_value = registry::DEFAULT_SOLVER, value_name = "NAME", long_help = solver_help())]
     pub solver: String,
+    /// The solver's measure of work per move (expectimax: the search depth).
+    ///
     /// The solver's own measure of work per move: expectimax, the depth in moves beyond the root
     /// move; bfs, the longest move sequence; montecarlo, rollouts per move; aco, iterations.
     /// Default: the solver's own.
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
-    /// Time budget per move, ms (with --depth, the search stops at whichever comes first).
+    /// Time budget per move, ms.
+    ///
+    /// With --depth, the search stops at whichever comes first. Default: the solver's own
+    /// (`bot2048 solvers` says which). The time is checked as the search goes, so a decision
+    /// can end a little past it, more so on a loaded machine (`sim` reports the median and p99).
     #[arg(long, value_name = "MS")]
     pub time_ms: Option<u64>,
-    /// A solver option, KEY=VALUE or SOLVER:KEY=VALUE (repeatable); `--help` lists each
-    /// solver's options. KEY=VALUE goes to every solver run that has the option KEY (with `sim
-    /// --compare`, to each solver of the list that has it; an error if none has it);
-    /// SOLVER:KEY=VALUE goes to SOLVER only.
+    /// A solver option, KEY=VALUE or SOLVER:KEY=VALUE (repeatable).
+    ///
+    /// `bot2048 solvers` lists each solver's options. KEY=VALUE goes to every solver run that has
+    /// the option KEY (with `sim --compare`, to each solver of the list that has it; an error if
+    /// none has it); SOLVER:KEY=VALUE goes to SOLVER only.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_opt)]
     pub options: Vec<(String, String)>,
-    /// The evaluation of solvers that score boards (`--help` of `--solver` lists them). `auto`:
-    /// the endgame tables when `bot2048 tables build` has built them, else the heuristic.
+    /// The evaluation of the solvers that score boards.
+    ///
+    /// `auto`: the endgame tables when `bot2048 tables build` has built them, else the heuristic.
+    /// `bot2048 solvers` lists the evaluations.
     #[arg(long, value_name = "NAME", default_value = "auto")]
     pub eval: String,
 }
@@ -167,4 +178,22 @@ impl SolverArgs {
             stop,
         }
     }
+}
+
+/// Arguments of `bot2048 solvers` (none).
+#[derive(Debug, Args)]
+pub struct SolversArgs {}
+
+/// Runs `bot2048 solvers`: prints every solver with its work measure and options, then the
+/// evaluations, on stdout.
+///
+/// # Errors
+/// None; the signature is every subcommand's.
+pub fn run_solvers(_args: SolversArgs) -> anyhow::Result<ExitCode> {
+    print!(
+        "Solvers (--solver NAME; default {}) and their options (--opt KEY=VALUE):\n{}",
+        registry::DEFAULT_SOLVER,
+        registry::describe()
+    );
+    Ok(ExitCode::SUCCESS)
 }

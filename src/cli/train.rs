@@ -4,6 +4,7 @@
 //! On a terminal the bar shows games/s, TD updates/s per thread and, over the last `--window`
 //! games, the average score and the reach rates of 2048 … 32768. Without a terminal (a `nohup`
 //! run writing a log) the same line is printed every `--log-secs` seconds instead.
+use super::exit::UsageError;
 use crate::cli::play::interrupt_flag;
 use crate::solver::ntuple::td::{
     self, CheckpointPlan, GameOutcome, Progress, TrainConfig, REACH_TILES,
@@ -36,9 +37,10 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Checkpoint file (exact f32 weights), written atomically every --checkpoint-minutes and at
-    /// the end.
-    #[arg(long, value_name = "FILE", default_value = "ntuple.bin")]
-    pub out: PathBuf,
+    /// the end. Needed to train (there is no default file); with --games 0 and no --resume, the
+    /// new untrained network is written there.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
     /// Continue from this checkpoint (or any network file) instead of a new network.
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
@@ -171,6 +173,22 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if args.checkpoint_minutes.is_nan() || args.checkpoint_minutes <= 0.0 {
         bail!("--checkpoint-minutes must be positive");
     }
+    if args.out.is_none() && args.resume.is_none() {
+        if args.games > 0 {
+            return Err(UsageError(
+                "training needs --out FILE: the checkpoint it writes (256 MiB for 4x6)".into(),
+            )
+            .into());
+        }
+        if args.ship.is_none() && args.eval_games == 0 {
+            return Err(UsageError(
+                "--games 0 without --resume trains nothing: give --out FILE to write a new \
+                 untrained network, or --resume FILE with --eval-games N to measure one"
+                    .into(),
+            )
+            .into());
+        }
+    }
     let (net, tc) = match &args.resume {
         Some(path) => {
             let (net, tc) = resume(path, args.network.as_ref())?;
@@ -210,8 +228,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         window: args.window,
         report_every: Duration::from_millis(250),
-        checkpoint: Some(CheckpointPlan {
-            path: args.out.clone(),
+        checkpoint: args.out.clone().map(|path| CheckpointPlan {
+            path,
             every: Duration::from_secs_f64(args.checkpoint_minutes * 60.0),
             keep: args.keep_checkpoints,
         }),
@@ -222,7 +240,14 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             command.join(" ")
         ),
     };
-    if args.games > net.games() {
+    if args.games > net.games() && args.out.is_none() {
+        return Err(UsageError(format!(
+            "training on to {} games needs --out FILE: the checkpoint it writes",
+            args.games
+        ))
+        .into());
+    }
+    if let (true, Some(out)) = (args.games > net.games(), &args.out) {
         let bar = ProgressBar::new(args.games);
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
@@ -240,7 +265,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             args.alpha_end
                 .map(|e| format!(" decaying to {e}"))
                 .unwrap_or_default(),
-            args.out.display(),
+            out.display(),
             args.checkpoint_minutes
         );
         let summary = td::train(&net, tc, &cfg, &stop, &mut |p| {
@@ -255,7 +280,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 bar.set_message(line);
             }
         })
-        .with_context(|| format!("training into {}", args.out.display()))?;
+        .with_context(|| format!("training into {}", out.display()))?;
         bar.finish_and_clear();
         eprintln!("{}", progress_line(&summary.progress));
         eprintln!(
@@ -266,14 +291,19 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 "done"
             },
             summary.progress.games,
-            args.out.display()
+            out.display()
         );
         if summary.stopped {
             return Ok(ExitCode::SUCCESS);
         }
-    } else if args.resume.is_none() {
-        net.save_as(&args.out, WeightsFormat::CHECKPOINT, &cfg.note)
+    } else if let (None, Some(out)) = (&args.resume, &args.out) {
+        net.save_as(out, WeightsFormat::CHECKPOINT, &cfg.note)
             .context("writing the new network")?;
+        eprintln!(
+            "wrote the new untrained network {} to {}",
+            net.spec(),
+            out.display()
+        );
     }
     if let Some(ship) = &args.ship {
         net.save_as(ship, WeightsFormat::SHIP, &cfg.note)?;

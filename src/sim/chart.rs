@@ -304,6 +304,15 @@ fn short(v: f64) -> String {
     }
 }
 
+/// A budget in words for a title: without its parenthesised remark, e.g. "default: max(3,
+/// distinct tiles - 2) within 20 ms" of the same followed by "(under 16 cells: ...)".
+fn brief_budget(budget: &str) -> &str {
+    match budget.rfind(" (") {
+        Some(i) if budget.ends_with(')') => &budget[..i],
+        _ => budget,
+    }
+}
+
 /// A tile's label: 1024, 16384, 131072 (the tile's own number).
 fn tile_label(t: u64) -> String {
     t.to_string()
@@ -320,7 +329,7 @@ fn caption(
     let x = (WIDTH / 2) as i32;
     let (games, sub_y) = if let [run] = runs {
         area.draw(&Text::new(
-            format!("{} · {}", run.name, run.budget),
+            format!("{} · {}", run.name, brief_budget(&run.budget)),
             (x, 14),
             (FONT, 28).into_font().color(&INK).pos(centre),
         ))?;
@@ -381,7 +390,7 @@ fn legend(
 ) -> Result<i32, ChartError> {
     let texts: Vec<String> = runs
         .iter()
-        .map(|r| format!("{} ({})", r.name, r.budget))
+        .map(|r| format!("{} ({})", r.name, brief_budget(&r.budget)))
         .collect();
     let mut size = 28;
     let (widths, lines, style) = loop {
@@ -645,14 +654,25 @@ fn score_boxes(
 }
 
 /// The tiles of the reach panel: the powers of two from the smallest largest tile of any game
-/// (every game reached it) to the largest tile of any game, at least [`MIN_TILES`] of them
+/// (every game reached it), or the first tile the summaries list if smaller (1024 on 4×4, as
+/// `sim` prints them), to the largest tile of any game, at least [`MIN_TILES`] of them
 /// (extended downwards), at most [`MAX_TILES`] (the highest kept).
 fn chart_tiles(runs: &[SolverRun]) -> Vec<u64> {
     let games = || {
         runs.iter()
             .flat_map(|r| r.results.iter().map(|g| g.max_tile))
     };
-    let lo = games().min().unwrap_or(2).max(2).trailing_zeros();
+    let listed = runs
+        .iter()
+        .filter_map(|r| r.summary.reach_rates.keys().next())
+        .min()
+        .map_or(u32::MAX, |t| t.trailing_zeros());
+    let lo = games()
+        .min()
+        .unwrap_or(2)
+        .max(2)
+        .trailing_zeros()
+        .min(listed);
     let hi = games().max().unwrap_or(2).max(2).trailing_zeros();
     let lo = lo.min(hi.saturating_sub(MIN_TILES - 1)).max(1);
     let lo = lo.max(hi.saturating_sub(MAX_TILES - 1));
@@ -932,6 +952,22 @@ mod tests {
     }
 
     #[test]
+    fn titles_leave_out_the_budgets_remark() {
+        assert_eq!(
+            brief_budget("default: max(3, distinct tiles - 2) within 20 ms (under 16 cells: as deep as 20 ms allows)"),
+            "default: max(3, distinct tiles - 2) within 20 ms"
+        );
+        assert_eq!(
+            brief_budget("depth 2 within 50 ms a move"),
+            "depth 2 within 50 ms a move"
+        );
+        assert_eq!(
+            brief_budget("default: option rollouts"),
+            "default: option rollouts"
+        );
+    }
+
+    #[test]
     fn the_reach_panel_spans_the_tiles_the_games_ended_on() {
         let r = |tiles: &[u64]| run("a", tiles.iter().map(|&t| game(1, t)).collect());
         assert_eq!(
@@ -939,6 +975,11 @@ mod tests {
             [256, 512, 1024, 2048, 4096]
         );
         assert_eq!(chart_tiles(&[r(&[2048])]), [256, 512, 1024, 2048]);
+        // every game past 1024, which the text lists first on 4x4: the panel shows it too
+        assert_eq!(
+            chart_tiles(&[r(&[2048, 16384])]),
+            [1024, 2048, 4096, 8192, 16384]
+        );
         assert_eq!(chart_tiles(&[r(&[4]), r(&[8])]), [2, 4, 8]);
         assert_eq!(
             chart_tiles(&[r(&[2, 4096])]),
