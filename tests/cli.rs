@@ -706,6 +706,7 @@ mod tables {
         assert!(String::from_utf8_lossy(&out.stdout).contains("4-4.a4.g3.tbl"));
         let sim = bot2048()
             .args(["sim", "--games", "1", "--depth", "1", "--max-moves", "300"])
+            .args(["--eval", "auto"])
             .env("BOT2048_TABLES", dir.path())
             .output()
             .unwrap();
@@ -744,10 +745,11 @@ mod tables {
     }
 
     #[test]
-    fn without_tables_the_default_is_the_heuristic_and_says_so() {
+    fn without_tables_auto_is_the_heuristic_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let sim = bot2048()
             .args(["sim", "--games", "1", "--depth", "1", "--max-moves", "50"])
+            .args(["--eval", "auto"])
             .env("BOT2048_TABLES", dir.path())
             .output()
             .unwrap();

@@ -58,9 +58,9 @@ pub struct SolverArgs {
     pub options: Vec<(String, String)>,
     /// The evaluation of the solvers that score boards.
     ///
-    /// `auto`: the endgame tables when `bot2048 tables build` has built them, else the heuristic.
-    /// `bot2048 solvers` lists the evaluations.
-    #[arg(long, value_name = "NAME", default_value = "auto")]
+    /// `tables`: the heuristic and the endgame tables (`bot2048 tables build`); `auto`: the tables
+    /// when they are built, else the heuristic. `bot2048 solvers` lists the evaluations.
+    #[arg(long, value_name = "NAME", default_value = "heuristic")]
     pub eval: String,
 }
 

@@ -97,7 +97,7 @@ pub const EVALUATIONS: &[(&str, &str)] = &[
     ),
     (
         "auto",
-        "tables when `bot2048 tables build` has built them, else heuristic (the default)",
+        "tables when `bot2048 tables build` has built them, else heuristic",
     ),
     (
         "ntuple",
