@@ -866,6 +866,67 @@ mod tests {
         assert!(has_move(&[vec![2, 2, 8], vec![4, 16, 4], vec![2, 4, 2]]));
     }
 
+    /// A frame of tests/data/web-dejavu (the web game in DejaVu Sans Bold, issue 24).
+    fn dejavu(i: usize) -> RgbaImage {
+        let path = format!(
+            "{}/tests/data/web-dejavu/frames/{i:06}.png",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        image::open(&path).expect(&path).to_rgba8()
+    }
+
+    /// The first 16 (frame 20, labelled by eye) after a game the web profile read from its
+    /// opening, with a reader that reads as `play` does (auto: every built-in profile, and
+    /// without one): the 2s, 4s and 8s fit the web profile, which stays the remembered grid and
+    /// the anchor; its templates do not know DejaVu's 16, the read without a profile does. On
+    /// main (1a5c063) the cell was unreadable and `play` stopped with a desync.
+    #[test]
+    fn a_cell_the_anchored_profile_cannot_read_is_read_without_one() {
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let start = reader.read(&dejavu(0)).unwrap();
+        assert_eq!(start.profile, "web-2048");
+        assert_eq!(
+            start.values(),
+            Some(vec![
+                vec![2, 0, 0, 0],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0, 0, 2, 0]
+            ])
+        );
+        reader.anchor_grid();
+        for i in 1..=19 {
+            reader.read(&dejavu(i)).unwrap();
+            reader.anchor_grid();
+        }
+        let r = reader.read(&dejavu(20)).unwrap();
+        assert_eq!(
+            r.values(),
+            Some(vec![
+                vec![16, 4, 8, 4],
+                vec![4, 8, 4, 4],
+                vec![0; 4],
+                vec![0, 0, 2, 0]
+            ]),
+            "{:?}",
+            r.issues
+        );
+        assert_eq!(r.status, BoardStatus::Ok);
+        assert_eq!(r.profile, "web-2048+none");
+        // the web profile's grid is kept, and with it its animation look
+        assert!(matches!(reader.tracking, Tracking::Acquired { .. }));
+        assert!(reader.reads_growing());
+        // read from scratch, the same: the profile's grid, its cell read without it
+        let mut fresh = Reader::new(ProfileChoice::Auto);
+        let r = fresh.read(&dejavu(20)).unwrap();
+        assert_eq!(r.values().map(|v| v[0][0]), Some(16));
+        assert!(fresh.reads_growing());
+        // with the web profile alone (`--profile web-2048`), never without it
+        let mut given = Reader::new(ProfileChoice::Given(Profile::load("web-2048").unwrap()));
+        let r = given.read(&dejavu(20)).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(0, 0)]);
+    }
+
     /// The web game's frames after a left move (tests/data/growing). Read from scratch, a frame
     /// with a new tile growing in reads one cell more without a profile (the growing tile as
     /// empty) than with the web profile, so a search that starts there (the remembered grid
