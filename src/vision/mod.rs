@@ -414,7 +414,9 @@ impl Reader {
                 size,
             } if size == img.dimensions() => {
                 let p = &self.profiles[profile];
-                verify_grid(img, &grid, p).map(|variant| read_cells(img, grid, p, variant))
+                verify_grid(img, &grid, p).map(|variant| {
+                    self.fill_without_profile(img, read_cells(img, grid, p, variant))
+                })
             }
             Tracking::Freeform { grid, board, size }
                 if size == img.dimensions() && verify_freeform(img, &grid, board) =>
@@ -541,6 +543,13 @@ impl Reader {
                 best = Some((i, key, reading));
             }
         }
+        // the best profile's unreadable cells read again without a profile on its grid: when
+        // that reads the whole board, the profile's grid is kept (and its animation look)
+        if let Some((i, key, reading)) = best.take() {
+            let reading = self.fill_without_profile(img, reading);
+            let (readable, total) = reading.quality();
+            best = Some((i, (readable, total, key.2), reading));
+        }
         let complete = best.as_ref().is_some_and(|b| b.2.issues.is_empty());
         if self.freeform && !complete {
             if let Some((grid, board, _)) = freeform::find(img) {
@@ -651,6 +660,53 @@ impl Reader {
             }
         }
         refusal.map(|e| Err(e.into()))
+    }
+
+    /// A profile's reading of a remembered grid, with the cells it could not read read again
+    /// without a profile on the same grid (when this reader may read without one: `auto`): a
+    /// profile is a help, never a cage. A game in the profile's colours but another font (issue
+    /// 24: the web game in DejaVu Sans Bold) reads its 2s, 4s and 8s through the web profile,
+    /// which then stays the anchor, and its first 16 only without a profile.
+    ///
+    /// The reading without a profile must agree with the profile's ([`overrule`]); a cell it
+    /// reads takes the place of the profile's unreadable one. Cells the profile saw covered
+    /// ([`CellProblem::Occluded`]: a tile growing in or a dialog) stay unreadable: digits read
+    /// through such a cover are no better without a profile, and play reads a growing new tile
+    /// itself, with margin ([`Reader::growing_tile`]). The reading keeps the profile's name
+    /// unless a cell came from the read without one: then it is `"<profile>+none"`.
+    fn fill_without_profile(&self, img: &RgbaImage, mut reading: Reading) -> Reading {
+        let retry = |is: &CellIssue| !matches!(is.problem, CellProblem::Occluded { .. });
+        if !self.freeform || !reading.issues.iter().any(retry) {
+            return reading;
+        }
+        let mut free = self.read_freeform(img, reading.grid);
+        overrule(&mut free, &reading);
+        let cols = reading.grid.cols;
+        let mut filled = 0usize;
+        reading.issues.retain(|is| {
+            let i = is.row * cols + is.col;
+            match free.cells[i] {
+                CellRead { value: Some(_), .. } if retry(is) => {
+                    reading.cells[i] = free.cells[i];
+                    filled += 1;
+                    false
+                }
+                _ => true,
+            }
+        });
+        if filled == 0 {
+            return reading;
+        }
+        tracing::debug!(filled, "cells read without the profile");
+        reading.profile = format!("{}+none", reading.profile);
+        if reading.status == BoardStatus::Unreadable {
+            reading.status = match reading.values() {
+                None => BoardStatus::Unreadable,
+                Some(v) if !has_move(&v) => BoardStatus::GameOver,
+                Some(_) => BoardStatus::Ok,
+            };
+        }
+        reading
     }
 
     /// Reads a grid found without a profile.
@@ -925,6 +981,29 @@ mod tests {
         let mut given = Reader::new(ProfileChoice::Given(Profile::load("web-2048").unwrap()));
         let r = given.read(&dejavu(20)).unwrap();
         assert_eq!(r.unreadable_cells(), vec![(0, 0)]);
+    }
+
+    /// A cell the profile saw covered (a new tile growing in: frame 19's 4 at row 3, column 3,
+    /// and tests/data/growing's 2 at about 38%) stays unreadable on the profile's grid: `play`
+    /// reads such a tile itself, from half its opacity on, with margin.
+    #[test]
+    fn a_covered_cell_is_not_read_again_without_the_profile() {
+        let web = || ProfileChoice::Among(vec![Profile::load("web-2048").unwrap()]);
+        let mut reader = Reader::new(web());
+        reader.read(&dejavu(0)).unwrap();
+        let r = reader.read(&dejavu(19)).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(3, 3)]);
+        assert!(matches!(r.issues[0].problem, CellProblem::Occluded { .. }));
+        assert_eq!(r.profile, "web-2048");
+        let growing = |name: &str| {
+            let path = format!("{}/tests/data/growing/{name}", env!("CARGO_MANIFEST_DIR"));
+            image::open(&path).expect(&path).to_rgba8()
+        };
+        let mut reader = Reader::new(web());
+        reader.read(&growing("slide.png")).unwrap();
+        reader.anchor_grid();
+        let r = reader.read(&growing("grow2-alpha38.png")).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(0, 1)]);
     }
 
     /// The web game's frames after a left move (tests/data/growing). Read from scratch, a frame
