@@ -1176,3 +1176,53 @@ fn a_mid_slide_qt_frame_reads_as_a_spawn_but_is_not_taken_early() {
         }
     }
 }
+
+/// Issue 24: the web game restyled with DejaVu Sans Bold (`tests/data/web-dejavu/`, 21 frames:
+/// the start, the frames accepted after the first 19 keys, and the frame after the 20th key,
+/// which shows the first 16), replayed with the keys of the recording through a reader that
+/// reads as `play --profile auto` does. The opening fits the web profile, whose templates do not
+/// know DejaVu's 16: on main (1a5c063) the loop stopped with a desync at that frame ("expected a
+/// 16, read nothing readable"); the cell must be read without a profile instead. The board after
+/// the 20th key is labelled by eye, and the game's own score display reads 80 on it.
+#[test]
+fn an_unseen_font_in_the_web_colours_plays_past_its_first_16() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/web-dejavu");
+    let last = [[16, 4, 8, 4], [4, 8, 4, 4], [0, 0, 0, 0], [0, 0, 2, 0]];
+    let frames: Vec<PathBuf> = (0..=20)
+        .map(|i| dir.join("frames").join(format!("{i:06}.png")))
+        .collect();
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_files(frames),
+        keys: RecordingSink::default(),
+    };
+    // the recorded keys, and left on the last board (not in the recording: it stopped there)
+    let mut solver_for = {
+        let dir = dir.clone();
+        move |_| {
+            let mut s = Scripted::load(&dir);
+            let rows: Vec<Vec<u64>> = last.iter().map(|r| r.to_vec()).collect();
+            s.moves
+                .insert(AnyBoard::from_rows(&rows).unwrap(), Move::Left);
+            Ok(Box::new(s) as Box<dyn Solver>)
+        }
+    };
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let s = play(
+        &mut game,
+        &mut reader,
+        &mut solver_for,
+        &PlayConfig::default(),
+    );
+    assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+    assert_eq!(s.moves, 20);
+    assert_eq!(s.desyncs, 0);
+    assert_eq!(s.final_board, last);
+    assert_eq!(s.max_tile, 16);
+    assert_eq!(s.score, 80, "the game's own score display");
+    assert_eq!(
+        game.keys.keys.len(),
+        21,
+        "20 keys verified, the 21st finds no frame"
+    );
+    assert_eq!(game.keys.keys[19], Move::Up);
+}

@@ -572,7 +572,12 @@ mod tests {
 
     /// The early decision on a frame: the new tile as (cell index, value), or `None` (wait).
     fn early(profile: &str, name: &str, plan: &Planned) -> Option<(usize, u64)> {
-        let mut reader = Reader::new(ProfileChoice::Given(Profile::load(profile).unwrap()));
+        let reader = Reader::new(ProfileChoice::Given(Profile::load(profile).unwrap()));
+        early_with(reader, name, plan)
+    }
+
+    /// [`early`] with this reader.
+    fn early_with(mut reader: Reader, name: &str, plan: &Planned) -> Option<(usize, u64)> {
         let f = Frame {
             image: frame(name),
             origin: (0, 0),
@@ -604,6 +609,32 @@ mod tests {
         assert_eq!(early("web-2048", "grow2-alpha38.png", &left), None);
         let down = plan([2, 4, 4, 4, 4, 0, 2, 2, 2, 0, 0, 0, 2, 0, 0, 0], Move::Down);
         assert_eq!(early("web-2048", "grow4-alpha41.png", &down), None);
+    }
+
+    /// The same frames with a reader that reads as `play --profile auto` does (the web profile,
+    /// and without a profile where the profile cannot read a cell), anchored on the web
+    /// profile's grid as in `play` (on the mid-slide frame of the same move), then told to
+    /// forget it (as after a read that disagreed), so that its next read takes help from a read
+    /// without a profile: the growing tile is still read from half its opacity on, by the
+    /// profile's growing-tile read, and not earlier.
+    #[test]
+    fn a_growing_tile_waits_for_half_opacity_with_reads_without_a_profile_too() {
+        let auto = || {
+            let web = Profile::load("web-2048").unwrap();
+            let mut reader = Reader::new(ProfileChoice::Among(vec![web]));
+            reader.read(&frame("slide.png")).unwrap();
+            assert!(reader.reads_growing());
+            reader.anchor_grid();
+            reader.forget_grid();
+            reader
+        };
+        let left = plan(LEFT_BEFORE, Move::Left);
+        assert_eq!(early_with(auto(), "grow2-alpha70.png", &left), Some((1, 2)));
+        assert_eq!(early_with(auto(), "grow2-alpha38.png", &left), None);
+        let down = plan([2, 4, 4, 4, 4, 0, 2, 2, 2, 0, 0, 0, 2, 0, 0, 0], Move::Down);
+        assert_eq!(early_with(auto(), "grow4-alpha41.png", &down), None);
+        assert_eq!(early_with(auto(), "slide.png", &left), None);
+        assert_eq!(early_with(auto(), "merge-pop.png", &left), None);
     }
 
     #[test]

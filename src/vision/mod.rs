@@ -44,6 +44,9 @@ pub const MIN_CONFIDENCE: f32 = 0.5;
 /// Fewest cells that must read as tiles (not empty) on a board found without gaps: a real board
 /// always holds at least two, and a pattern of plain rectangles none.
 pub const MIN_GAPLESS_TILES: usize = 2;
+/// Added to a profile's name in [`Reading::profile`] when some cells were read without the
+/// profile (see [`Reader::read`]): `web-2048+none`.
+pub const FILLED_SUFFIX: &str = "+none";
 /// Share of sampled gap points that must still show the board colour for a remembered grid
 /// to be reused.
 const MIN_TRACK_SHARE: f32 = 0.6;
@@ -315,6 +318,15 @@ pub struct Reader {
     tracking: Tracking,
     /// A grid the caller confirmed ([`Reader::anchor_grid`]), tried again when tracking is lost.
     anchor: Option<Tracking>,
+    /// Whether the last read took cells from a read without a profile
+    /// ([`Reader::fill_without_profile`]).
+    filled: bool,
+    /// Whether reads on the remembered grid take the cells the profile cannot read from a read
+    /// without a profile: set when a read that did so was confirmed ([`Reader::anchor_grid`]).
+    fill_tracked: bool,
+    /// Whether reads on a profile's grid take that help until the next confirmed read: set by
+    /// [`Reader::forget_grid`].
+    fill_until_anchor: bool,
     /// Whether to read without a profile when no profile reads the whole board (auto only).
     freeform: bool,
     /// Digit templates of every built-in profile (for reading without a profile).
@@ -355,6 +367,9 @@ impl Reader {
             profiles,
             tracking: Tracking::Lost,
             anchor: None,
+            filled: false,
+            fill_tracked: false,
+            fill_until_anchor: false,
             freeform,
             all_templates: fallback,
         }
@@ -382,9 +397,12 @@ impl Reader {
     }
 
     /// Forgets the remembered grid: the next read searches the whole image (after trying the
-    /// anchor, if any: see [`Reader::anchor_grid`]).
+    /// anchor, if any: see [`Reader::anchor_grid`]). Until a read is confirmed again
+    /// ([`Reader::anchor_grid`]), reads on a profile's grid take the cells the profile cannot
+    /// read from a read without a profile (see [`Reader::read`]).
     pub fn forget_grid(&mut self) {
         self.tracking = Tracking::Lost;
+        self.fill_until_anchor = true;
     }
 
     /// Keeps the remembered grid as the anchor: the grid of a read the caller has confirmed (in
@@ -396,6 +414,12 @@ impl Reader {
     /// (A fresh search on the web game once found 3 rows of a 4×4 board: the glow of a bottom
     /// row of 256 to 2048 tiles tints the gaps around it.)
     pub fn anchor_grid(&mut self) {
+        // a confirmed read that needed cells read without the profile: the profile cannot read
+        // this game's digits alone (another font), so reads on its grid take that help from now on
+        if self.filled && matches!(self.tracking, Tracking::Acquired { .. }) {
+            self.fill_tracked = true;
+        }
+        self.fill_until_anchor = false;
         match (self.tracking, self.anchor) {
             (Tracking::Lost, _) => {}
             // a profile's grid is not given up for one read without a profile
@@ -406,7 +430,9 @@ impl Reader {
 
     /// The reading of `img` on the remembered grid `t`, when the frame has the same size and
     /// the grid's gaps still show the board colour.
-    fn read_tracked(&self, img: &RgbaImage, t: Tracking) -> Option<Reading> {
+    /// With `fill`, the cells the profile cannot read are read again without a profile
+    /// ([`Reader::fill_without_profile`]).
+    fn read_tracked(&self, img: &RgbaImage, t: Tracking, fill: bool) -> Option<Reading> {
         match t {
             Tracking::Acquired {
                 grid,
@@ -414,7 +440,14 @@ impl Reader {
                 size,
             } if size == img.dimensions() => {
                 let p = &self.profiles[profile];
-                verify_grid(img, &grid, p).map(|variant| read_cells(img, grid, p, variant))
+                verify_grid(img, &grid, p).map(|variant| {
+                    let reading = read_cells(img, grid, p, variant);
+                    if fill {
+                        self.fill_without_profile(img, reading)
+                    } else {
+                        reading
+                    }
+                })
             }
             Tracking::Freeform { grid, board, size }
                 if size == img.dimensions() && verify_freeform(img, &grid, board) =>
@@ -490,11 +523,26 @@ impl Reader {
     /// Reads the board in `img`. Uses the remembered grid when its gaps still show the board
     /// colour; otherwise searches the whole image (and remembers what it finds).
     ///
+    /// Never worse than no profile (with `auto`): after [`Reader::forget_grid`] (in play: a read
+    /// that disagreed with the mirror or was unreadable) until the next confirmed read, a
+    /// profile's read of its grid takes the cells it cannot read from a read without a profile
+    /// on the same grid (only cells of a tile colour of the profile, and only one of that
+    /// colour's values); once such a read is confirmed ([`Reader::anchor_grid`]), every read on
+    /// the profile's grid does. A search that finds no whole board with a profile reads without
+    /// one, as before.
+    ///
     /// # Errors
     /// [`ReadError::NoBoard`] when no grid is found. Unreadable cells are not an error here: they
     /// are in [`Reading::issues`] with status [`BoardStatus::Unreadable`] (see
     /// [`Reading::into_values`]).
     pub fn read(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
+        let reading = self.read_board(img);
+        self.filled = matches!(&reading, Ok(r) if r.profile.ends_with(FILLED_SUFFIX));
+        reading
+    }
+
+    /// [`Reader::read`], without keeping whether cells were read without the profile.
+    fn read_board(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
         if let Some(anchor) = self.anchor {
             let shape = |t: Tracking| match t {
                 Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
@@ -509,13 +557,18 @@ impl Reader {
             if shape(self.tracking) != shape(anchor)
                 || (profiled(anchor) && !profiled(self.tracking))
             {
-                if let Some(reading) = self.read_tracked(img, anchor) {
+                let fill = self.fill_tracked || self.fill_until_anchor;
+                if let Some(reading) = self.read_tracked(img, anchor, fill) {
                     self.tracking = anchor;
                     return Ok(reading);
                 }
             }
         }
-        if let Some(reading) = self.read_tracked(img, self.tracking) {
+        // after the grid was forgotten (in play: a read that disagreed with the mirror or was
+        // unreadable) until a read is confirmed, or for good once a read that needed it was, a
+        // profile that cannot read a cell is helped by a read without a profile
+        let fill = self.fill_tracked || self.fill_until_anchor;
+        if let Some(reading) = self.read_tracked(img, self.tracking, fill) {
             return Ok(reading);
         }
         self.tracking = Tracking::Lost;
@@ -651,6 +704,66 @@ impl Reader {
             }
         }
         refusal.map(|e| Err(e.into()))
+    }
+
+    /// A profile's reading of a remembered grid, with the cells it could not read read again
+    /// without a profile on the same grid (when this reader may read without one: `auto`): a
+    /// profile is a help, never a cage. A game in the profile's colours but another font (issue
+    /// 24: the web game in DejaVu Sans Bold) reads its 2s, 4s and 8s through the web profile,
+    /// which then stays the anchor, and its first 16 only without a profile.
+    ///
+    /// Only a cell whose background the profile knows as a tile's and whose digits it could not
+    /// match ([`CellProblem::DigitsUnreadable`], [`CellProblem::Ambiguous`],
+    /// [`CellProblem::ColourDigitsDisagree`]) is taken, and only when the read without a profile
+    /// gives one of the values of that background. Cells the profile saw covered (a tile growing
+    /// in, a dialog) or in no colour of its own (a tile between two cells) stay unreadable: play
+    /// reads a growing new tile itself, with margin ([`Reader::growing_tile`]), and waits out the
+    /// rest. The reading's profile name gets [`FILLED_SUFFIX`] when a cell was taken.
+    fn fill_without_profile(&self, img: &RgbaImage, mut reading: Reading) -> Reading {
+        let fits = |problem: &CellProblem, v: u32| match problem {
+            CellProblem::DigitsUnreadable { values, .. } | CellProblem::Ambiguous { values } => {
+                values.contains(&v)
+            }
+            CellProblem::ColourDigitsDisagree { colour, .. } => *colour == v,
+            CellProblem::Occluded { .. } | CellProblem::UnknownColour { .. } => false,
+        };
+        let retry = |is: &CellIssue| {
+            !matches!(
+                is.problem,
+                CellProblem::Occluded { .. } | CellProblem::UnknownColour { .. }
+            )
+        };
+        if !self.freeform || !reading.issues.iter().any(retry) {
+            return reading;
+        }
+        let mut free = self.read_freeform(img, reading.grid);
+        overrule(&mut free, &reading);
+        let cols = reading.grid.cols;
+        let mut filled = 0usize;
+        reading.issues.retain(|is| {
+            let i = is.row * cols + is.col;
+            match free.cells[i] {
+                CellRead { value: Some(v), .. } if fits(&is.problem, v) => {
+                    reading.cells[i] = free.cells[i];
+                    filled += 1;
+                    false
+                }
+                _ => true,
+            }
+        });
+        if filled == 0 {
+            return reading;
+        }
+        tracing::debug!(filled, "cells read without the profile");
+        reading.profile.push_str(FILLED_SUFFIX);
+        if reading.status == BoardStatus::Unreadable {
+            reading.status = match reading.values() {
+                None => BoardStatus::Unreadable,
+                Some(v) if !has_move(&v) => BoardStatus::GameOver,
+                Some(_) => BoardStatus::Ok,
+            };
+        }
+        reading
     }
 
     /// Reads a grid found without a profile.
@@ -864,6 +977,97 @@ mod tests {
         assert!(has_move(&[vec![2, 4, 2], vec![4, 2, 4], vec![2, 4, 0]]));
         assert!(!has_move(&[vec![2, 4, 2], vec![4, 2, 4], vec![2, 4, 2]]));
         assert!(has_move(&[vec![2, 2, 8], vec![4, 16, 4], vec![2, 4, 2]]));
+    }
+
+    /// A frame of tests/data/web-dejavu (the web game in DejaVu Sans Bold, issue 24).
+    fn dejavu(i: usize) -> RgbaImage {
+        let path = format!(
+            "{}/tests/data/web-dejavu/frames/{i:06}.png",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        image::open(&path).expect(&path).to_rgba8()
+    }
+
+    /// The first 16 (frame 20, labelled by eye) after a game the web profile read from its
+    /// opening, with a reader that reads as `play` does (auto: every built-in profile, and
+    /// without one): the 2s, 4s and 8s fit the web profile, which stays the remembered grid and
+    /// the anchor; its templates do not know DejaVu's 16, the read without a profile does. As
+    /// in `play`: the read on the remembered grid cannot read the 16 (it disagrees with the
+    /// mirror), the grid is forgotten and the frame read again. On main (1a5c063) the read again
+    /// kept the cell unreadable and `play` stopped with a desync.
+    #[test]
+    fn a_cell_the_anchored_profile_cannot_read_is_read_without_one() {
+        let sixteen = Some(vec![
+            vec![16, 4, 8, 4],
+            vec![4, 8, 4, 4],
+            vec![0; 4],
+            vec![0, 0, 2, 0],
+        ]);
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let start = reader.read(&dejavu(0)).unwrap();
+        assert_eq!(start.profile, "web-2048");
+        assert_eq!(
+            start.values(),
+            Some(vec![
+                vec![2, 0, 0, 0],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0, 0, 2, 0]
+            ])
+        );
+        reader.anchor_grid();
+        for i in 1..=19 {
+            reader.read(&dejavu(i)).unwrap();
+            reader.anchor_grid();
+        }
+        let r = reader.read(&dejavu(20)).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(0, 0)]);
+        reader.forget_grid();
+        let r = reader.read(&dejavu(20)).unwrap();
+        assert_eq!(r.values(), sixteen, "{:?}", r.issues);
+        assert_eq!(r.status, BoardStatus::Ok);
+        assert_eq!(r.profile, "web-2048+none");
+        // the web profile's grid is kept, and with it its animation look
+        assert!(matches!(reader.tracking, Tracking::Acquired { .. }));
+        assert!(reader.reads_growing());
+        // confirmed (it fits the mirror): from now on the reads on the grid take that help
+        reader.anchor_grid();
+        let r = reader.read(&dejavu(20)).unwrap();
+        assert_eq!(r.values(), sixteen, "{:?}", r.issues);
+        assert!(reader.reads_growing());
+        // with the web profile alone (`--profile web-2048`), never without it
+        let mut given = Reader::new(ProfileChoice::Given(Profile::load("web-2048").unwrap()));
+        given.read(&dejavu(20)).unwrap();
+        given.forget_grid();
+        let r = given.read(&dejavu(20)).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(0, 0)]);
+    }
+
+    /// A cell the profile saw covered (a new tile growing in: frame 19's 4 at row 3, column 3,
+    /// and tests/data/growing's 2 at about 38%) stays unreadable on the profile's grid, also read
+    /// again after the grid was forgotten: `play` reads such a tile itself, from half its
+    /// opacity on, with margin.
+    #[test]
+    fn a_covered_cell_is_not_read_again_without_the_profile() {
+        let web = || ProfileChoice::Among(vec![Profile::load("web-2048").unwrap()]);
+        let mut reader = Reader::new(web());
+        reader.read(&dejavu(0)).unwrap();
+        reader.anchor_grid();
+        reader.forget_grid();
+        let r = reader.read(&dejavu(19)).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(3, 3)]);
+        assert!(matches!(r.issues[0].problem, CellProblem::Occluded { .. }));
+        assert_eq!(r.profile, "web-2048");
+        let growing = |name: &str| {
+            let path = format!("{}/tests/data/growing/{name}", env!("CARGO_MANIFEST_DIR"));
+            image::open(&path).expect(&path).to_rgba8()
+        };
+        let mut reader = Reader::new(web());
+        reader.read(&growing("slide.png")).unwrap();
+        reader.anchor_grid();
+        reader.forget_grid();
+        let r = reader.read(&growing("grow2-alpha38.png")).unwrap();
+        assert_eq!(r.unreadable_cells(), vec![(0, 1)]);
     }
 
     /// The web game's frames after a left move (tests/data/growing). Read from scratch, a frame
