@@ -218,7 +218,7 @@ fn checked_line(r: &Report) -> String {
 }
 
 /// The verdict alone, what `--annotate` prints instead of the whole game: the misfit (if any)
-/// and [`checked_line`].
+/// and `checked_line`.
 pub fn verdict_text(r: &Report) -> String {
     let mut t = String::new();
     if let Some(m) = &r.misfit {

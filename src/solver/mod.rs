@@ -204,11 +204,14 @@ pub trait Solver: Send {
 
 /// A static evaluation of a board type: higher is better, in the evaluator's own units.
 ///
-/// **The scale, one contract for every evaluation**: a value is a finite `f32` at or above 0,
-/// and 0 means a lost board. The searches value a dead board (no legal move) at 0 and take the
-/// larger of 0 and a live board's value, so an evaluation keeps live boards above 0 where it can
-/// (the heuristic adds a constant per line for that); values of two evaluations are never
-/// compared. The one exception is [`Evaluator::decide_exactly`], whose values are probabilities.
+/// **The scale, one contract for every evaluation**: a value is a finite `f32` in the
+/// evaluation's own units, higher is better, and 0 is what a lost board (no legal move) is
+/// worth. An evaluation keeps live boards above 0 where it can (the heuristic adds a constant per
+/// line for that) but may go below it on busy late boards (the heuristic does, to about −10^6):
+/// expectimax then takes such a board as 0, like a dead one (nneonneo's convention, see
+/// [`expectimax`]), and montecarlo values a dead rollout at the lowest live outcome instead
+/// ([`montecarlo::dead_value`]). Values of two evaluations are never compared. The one exception is
+/// [`Evaluator::decide_exactly`], whose values are probabilities in 0..=1.
 ///
 /// Solvers call [`Evaluator::evaluate`] on afterstates (the board after a move, before its
 /// spawn) at their horizon, and [`Evaluator::exact`] at every chance node before searching it.

@@ -15,13 +15,13 @@
 //!   exponent g: for every filling of the free cells with exponents 0..=g (0 = empty), the
 //!   probability, as a `u16` of 65,535ths, that optimal play merges a 2^g into the anchor before
 //!   the free cells lock up or a move must disturb the block. Index: the free cells in reading
-//!   order are the digits of a number in base g + 1 ([`Table::index`]).
-//! - A board is *covered* ([`EndgameTables::cover`]) when one of its 8 symmetries fits a
+//!   order are the digits of a number in base g + 1 ([`Layout::index`]).
+//! - A board is *covered* ([`EndgameTables::covers`]) when one of its 8 symmetries fits a
 //!   formation: the fixed cells all hold tiles, the anchor holds 2^g, every other fixed tile is
 //!   above 2^g and differs from its fixed neighbours, and no free tile is above 2^g.
 //!
 //! Tables are built by [`build::build_table`] (`bot2048 tables build`) and kept in the user's
-//! cache folder ([`file`]).
+//! cache folder ([`mod@file`]).
 use crate::engine::{Board, Move};
 use std::collections::HashMap;
 use std::fmt;
