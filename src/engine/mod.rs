@@ -404,7 +404,7 @@ pub enum SpawnRule {
 
 impl SpawnRule {
     /// The probability that a new tile is a 4: 0.1 or 0.0.
-    pub fn four_probability(self) -> f32 {
+    pub const fn four_probability(self) -> f32 {
         match self {
             SpawnRule::Classic => 0.1,
             SpawnRule::TwosOnly => 0.0,

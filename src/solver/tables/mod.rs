@@ -22,7 +22,7 @@
 //!
 //! Tables are built by [`build::build_table`] (`bot2048 tables build`) and kept in the user's
 //! cache folder ([`mod@file`]).
-use crate::engine::{Board, Move};
+use crate::engine::{Board, Move, SpawnRule};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -32,8 +32,9 @@ pub mod file;
 
 pub use eval::{load_shared, TableEval};
 
-/// Spawn probabilities of the classic game: a 2 (exponent 1) 9 times in 10, else a 4.
-pub const TWO_PROBABILITY: f32 = 0.9;
+/// The chance that a spawn is a 2 (exponent 1), else a 4: the classic game's rule, the engine's
+/// own [`SpawnRule::Classic`].
+const TWO_PROBABILITY: f32 = 1.0 - SpawnRule::Classic.four_probability();
 
 /// The largest goal exponent a table may have (2^11 = 2048): a free cell's digit is 0..=g and a
 /// table's index must fit a `u64`.
@@ -82,13 +83,6 @@ impl Formation {
     /// True when cell `i` (row-major, 0..16) is fixed.
     pub fn is_fixed(self, i: usize) -> bool {
         (i % 4) < usize::from(self.rows[i / 4])
-    }
-
-    /// The fixed cells, a bit per cell (bit `i` = cell `i`, row-major).
-    pub fn fixed_mask(self) -> u16 {
-        (0..16)
-            .filter(|&i| self.is_fixed(i))
-            .fold(0, |m, i| m | 1 << i)
     }
 
     /// The free cells in reading order.
