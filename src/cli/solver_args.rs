@@ -3,7 +3,9 @@
 //! ([`crate::solver::registry`]).
 use super::exit::UsageError;
 use crate::engine::{Shape, SpawnRule};
-use crate::solver::registry::{self, Evaluation, SolverInfo};
+use crate::solver::config::SolverInfo;
+use crate::solver::registry;
+use crate::solver::Evaluation;
 use crate::solver::{Budget, SolverConfig};
 use clap::Args;
 use std::process::ExitCode;
@@ -130,15 +132,15 @@ impl SolverArgs {
             return Ok(None);
         }
         Ok(Some(match self.evaluation()? {
-            Evaluation::Tables { tables: t, .. } => format!(
+            Evaluation::Tables(choice) => format!(
                 "evaluation: heuristic with the endgame tables on 4x4 boards ({} tables, {:.1} GB, from {})",
-                t.tables().len(),
-                (2 * t.entries()) as f64 / 1e9,
+                choice.tables().tables().len(),
+                (2 * choice.tables().entries()) as f64 / 1e9,
                 crate::solver::tables::file::tables_dir()
                     .unwrap_or_default()
                     .display()
             ),
-            Evaluation::Heuristic if self.eval == "auto" => format!(
+            Evaluation::Heuristic(_) if self.eval == "auto" => format!(
                 "evaluation: heuristic (no endgame tables built; `bot2048 tables build` makes them: {})",
                 crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
             ),

@@ -10,7 +10,8 @@
 //!
 //! [`game_seed`]: super::game_seed
 use super::{reach_tiles, run_games, summarize_with, GameResult, SimConfig, Summary};
-use crate::solver::registry::{self, SolverInfo};
+use crate::solver::config::SolverInfo;
+use crate::solver::registry;
 use crate::solver::{Budget, SolverConfig, SolverError};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::collections::BTreeSet;

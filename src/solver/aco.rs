@@ -30,7 +30,8 @@
 //! that finds no free slot within [`PROBES`] probes gets no entry (its edges keep the evaporated
 //! τ0). The root's edges live outside the table and are never dropped. The two path buffers grow
 //! to the longest walk and are reused.
-use super::registry::{dispatch, Build, OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::config::{OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::evaluation::{dispatch, Build};
 use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
 use crate::engine::{AnyBoard, Move, Position, Shape, SpawnRule};
 use rand::{Rng, SeedableRng};

@@ -15,7 +15,8 @@
 //!   first largest tile in reading order).
 //!
 //! Works on every [`crate::engine::Shape`]: lines of any length, the four corners of the grid.
-use super::Evaluator;
+use super::evaluation::NamedEvaluation;
+use super::{Evaluator, SolverError};
 use crate::engine::{Position, Shape};
 
 /// Weights of the four terms of [`ArticleEval`], each multiplying a term in tile-value units
@@ -186,6 +187,31 @@ impl<P: Position> Evaluator<P> for ArticleEval {
             * t.tile_sum
             + 1.0;
         (article_value(afterstate, w) + offset) as f32
+    }
+}
+
+impl NamedEvaluation for ArticleEval {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "article",
+        "article 001 on tile values: monotonicity 1.0, smoothness 1.0, empty cells 2.7, largest tile in a corner 1.0",
+    )];
+    type OnFour = ArticleEval;
+    type OnGrid = ArticleEval;
+
+    fn parse(name: &str) -> Option<Result<ArticleEval, SolverError>> {
+        (name == "article").then(|| Ok(ArticleEval::new(ARTICLE_WEIGHTS)))
+    }
+
+    fn name(&self) -> &'static str {
+        "article"
+    }
+
+    fn on_four(&self) -> ArticleEval {
+        *self
+    }
+
+    fn on_grid(&self, _solver: &str, _shape: Shape) -> Result<ArticleEval, SolverError> {
+        Ok(*self)
     }
 }
 

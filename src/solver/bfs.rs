@@ -21,7 +21,8 @@
 //! - no sequence within the limit: the move whose afterstate the evaluation scores highest
 //!   (the article's greedy advice);
 //! - a board that already holds the goal tile aims at twice its largest tile instead.
-use super::registry::{dispatch, Build, OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::config::{OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::evaluation::{dispatch, Build};
 use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
 use crate::engine::{goal_exponent, AnyBoard, Move, Position, Shape};
 use std::collections::HashSet;

@@ -20,7 +20,8 @@
 //! ([`Evaluator`]: the heuristic, or a learned one). On larger boards the probability cutoff
 //! prunes more (each spawn of an empty 9×9 board has probability below 0.9/80), so the depth that
 //! fits a time budget adapts by itself.
-use super::registry::{Build, OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::config::{OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::evaluation::{dispatch, Build};
 use super::{board_for, Budget, Decision, Evaluator, PonderReport, Solver, SolverError};
 use crate::engine::{AnyBoard, Position, Shape, SpawnRule};
 use rayon::prelude::*;
@@ -115,7 +116,7 @@ impl Build for ExpectimaxBuild {
 
 fn build_expectimax(config: &SolverConfig) -> Result<Box<dyn Solver>, SolverError> {
     let opts = ExpectimaxOptions::from_config(config)?;
-    super::registry::dispatch(config, ExpectimaxBuild(config.shape, opts))
+    dispatch(config, ExpectimaxBuild(config.shape, opts))
 }
 
 /// Cumulative spawn probability below which a chance node is evaluated statically (nneonneo's

@@ -5,7 +5,8 @@
 //! `002_4f36932bca3bfd95.txt`, "greedy" mode); the evaluation is an option (`--eval`): the
 //! expectimax heuristic by default, so that the two solvers compare, or article 001's own
 //! (`--eval article`, [`super::article::ArticleEval`]).
-use super::registry::{dispatch, Build, OptionValues, SolverConfig, SolverInfo};
+use super::config::{OptionValues, SolverConfig, SolverInfo};
+use super::evaluation::{dispatch, Build};
 use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
 use crate::engine::{AnyBoard, Position, Shape};
 use std::marker::PhantomData;

@@ -9,8 +9,9 @@
 //! line is computed by [`line_value`] (the same function, so a 4×4 [`GridBoard`] scores as its
 //! [`Board`]). Exponents above 15 (65536 and up) are seen as 15, as in the bitboard's nibbles
 //! ([`Board::raw`]), so the value stays finite and ordered.
-use super::Evaluator;
-use crate::engine::{column, Board, GridBoard, Position};
+use super::evaluation::NamedEvaluation;
+use super::{Evaluator, SolverError};
+use crate::engine::{column, Board, GridBoard, Position, Shape};
 use std::sync::LazyLock;
 
 /// Constant added per row (and per column): 200,000. A dead board is worth 0 in the search.
@@ -214,6 +215,31 @@ pub fn evaluate_with(table: &[f32; 65536], x: u64) -> f32 {
         + table[column(x, 1) as usize]
         + table[column(x, 2) as usize]
         + table[column(x, 3) as usize]
+}
+
+impl NamedEvaluation for RowHeuristic {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "heuristic",
+        "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
+    )];
+    type OnFour = RowHeuristic;
+    type OnGrid = RowHeuristic;
+
+    fn parse(name: &str) -> Option<Result<RowHeuristic, SolverError>> {
+        (name == "heuristic").then(|| Ok(RowHeuristic::new()))
+    }
+
+    fn name(&self) -> &'static str {
+        "heuristic"
+    }
+
+    fn on_four(&self) -> RowHeuristic {
+        *self
+    }
+
+    fn on_grid(&self, _solver: &str, _shape: Shape) -> Result<RowHeuristic, SolverError> {
+        Ok(*self)
+    }
 }
 
 #[cfg(test)]

@@ -1,14 +1,17 @@
-//! Solvers: the [`Solver`] and [`Evaluator`] seams, the per-call [`Budget`], the [`Decision`],
-//! and the [`registry`] that finds solvers by name.
+//! Solvers: the [`Solver`] and [`Evaluator`] seams, the per-call [`Budget`], the [`Decision`];
+//! what a solver is described and built with ([`config`]), the evaluations a user can name
+//! ([`evaluation`]), and the [`registry`] that finds solvers by name.
 //!
 //! A solver takes a board of any shape ([`AnyBoard`]) and a budget, and returns a [`Decision`]:
 //! the best move (or none when no move is legal) plus diagnostics. Inside, every solver is
 //! generic over the board type ([`Position`]) and, where it scores boards, over an [`Evaluator`];
-//! the registry builds the monomorphised solver for the game's shape once, so the 4×4 bitboard
-//! path pays nothing for the others. Solvers import only [`crate::engine`]; they never print.
+//! [`evaluation::dispatch`] builds the monomorphised solver for the game's shape once, so the 4×4
+//! bitboard path pays nothing for the others. Solvers import only [`crate::engine`], [`config`]
+//! and [`evaluation`]; they never print.
 //!
 //! - [`expectimax::Expectimax`] ("expectimax", the default): depth-limited expectimax after
-//!   nneonneo/2048-ai with a transposition table, a probability cutoff and a time budget.
+//!   nneonneo/2048-ai with a transposition table, a probability cutoff and a time budget; it
+//!   stops at any chance node its evaluation knows exactly ([`Evaluator::exact`]).
 //! - [`greedy::Greedy`] ("greedy"): one ply, the evaluation of the board after each move.
 //! - [`montecarlo::MonteCarlo`] ("montecarlo"): rollouts from each move's afterstate, the best
 //!   mean outcome (article 003, Zilberman's pure Monte Carlo).
@@ -16,9 +19,12 @@
 //!   (article 000).
 //! - [`bfs::Bfs`] ("bfs"): breadth-first search without spawns for the shortest way to a goal
 //!   tile, else the evaluation (article 004).
+//! - "ntuple" ([`ntuple::eval`]): one ply over a TD(0)-trained n-tuple network (Szubert &
+//!   Jaśkowski 2014), trained by `bot2048 train` ([`ntuple::td`]).
 //!
-//! Evaluations ([`Evaluation`]): nneonneo's [`heuristic::RowHeuristic`] and article 001's
-//! [`article::ArticleEval`].
+//! Evaluations ([`Evaluation`], one file each): nneonneo's [`heuristic::RowHeuristic`], article
+//! 001's [`article::ArticleEval`], the n-tuple network ([`ntuple::NTupleEval`]) and the endgame
+//! tables over the heuristic ([`tables::TableEval`]).
 //!
 //! ```
 //! use bot2048::engine::{AnyBoard, Board, Shape};
@@ -37,6 +43,8 @@ use std::time::{Duration, Instant};
 pub mod aco;
 pub mod article;
 pub mod bfs;
+pub mod config;
+pub mod evaluation;
 pub mod expectimax;
 pub mod greedy;
 pub mod heuristic;
@@ -45,14 +53,15 @@ pub mod ntuple;
 pub mod registry;
 pub mod tables;
 
-pub use registry::{Evaluation, SolverConfig};
+pub use config::SolverConfig;
+pub use evaluation::Evaluation;
 
 /// What a solver may spend on one decision, given per call (so `play` can change it move to
 /// move). Each field left `None` falls back to the solver's own default.
 ///
 /// - `time`: wall-clock time for the decision; solvers that can stop early (iterative
 ///   deepening, rollouts, iterations) stop within it, and their last complete unit of work counts.
-/// - `work`: the solver's own measure (see [`registry::SolverInfo::work`]): expectimax, the
+/// - `work`: the solver's own measure (see [`config::SolverInfo::work`]): expectimax, the
 ///   depth in moves beyond the root move; bfs, the longest move sequence (the root move
 ///   included); montecarlo, rollouts per legal move; aco, iterations; greedy has none. With both,
 ///   the solver stops at whichever comes first; with `time` alone the rollout and iteration

@@ -16,7 +16,8 @@
 //! Each root move has its own random stream, drawn from the solver's generator (seeded by
 //! [`SolverConfig::seed`]) at each decision, so the same seed gives the same decisions whether the
 //! root moves run in parallel or not. A rollout allocates nothing.
-use super::registry::{dispatch, Build, OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::config::{OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use super::evaluation::{dispatch, Build};
 use super::{board_for, Budget, Decision, Evaluator, Solver, SolverError};
 use crate::engine::{AnyBoard, Move, Position, Shape, SpawnRule};
 use rand::{Rng, SeedableRng};

@@ -2,50 +2,14 @@
 //! built for a board shape and an evaluation.
 //!
 //! `--solver`, `--help`, `sim` and the error for an unknown name all come from [`SOLVERS`]; a new
-//! solver is one file plus one entry here. Each solver parses its own typed options from the
-//! `KEY=VALUE` pairs of [`SolverConfig::options`] through [`OptionValues`], which refuses keys the
-//! solver does not list.
-use super::article::{ArticleEval, ARTICLE_WEIGHTS};
-use super::heuristic::RowHeuristic;
-use super::ntuple::{self, NTupleEval, Network};
-use super::tables::{self, EndgameTables};
-use super::{aco, bfs, expectimax, greedy, montecarlo, Evaluator, Solver, SolverError};
-use crate::engine::{Board, GridBoard, Position, Shape, SpawnRule};
+//! solver is one file (with its [`SolverInfo`]) plus one entry here. Each solver parses its own
+//! typed options from the `KEY=VALUE` pairs of [`SolverConfig::options`] through
+//! [`super::config::OptionValues`], which refuses keys the solver does not list. The registry
+//! imports the solvers; they import only [`super::config`] and [`super::evaluation`].
+use super::config::{OptionValues, SolverConfig, SolverInfo};
+use super::evaluation::Evaluation;
+use super::{aco, bfs, expectimax, greedy, montecarlo, ntuple, Solver, SolverError};
 use std::fmt::Write as _;
-use std::path::Path;
-use std::str::FromStr;
-use std::sync::Arc;
-
-/// One option of a solver: `KEY=VALUE` on the command line (`--opt KEY=VALUE`).
-#[derive(Debug)]
-pub struct OptionInfo {
-    /// The key.
-    pub key: &'static str,
-    /// The default value, as text.
-    pub default: &'static str,
-    /// What it means, with its units.
-    pub help: &'static str,
-}
-
-/// A solver the registry knows.
-#[derive(Debug)]
-pub struct SolverInfo {
-    /// The name (`--solver NAME`).
-    pub name: &'static str,
-    /// One line: what it does.
-    pub summary: &'static str,
-    /// Where the algorithm comes from (article file, paper, post).
-    pub source: &'static str,
-    /// What [`super::Budget::work`] (`--depth` on the command line) means to it; `None` if it
-    /// has no such measure.
-    pub work: Option<&'static str>,
-    /// Whether it scores boards with an evaluation (`--eval`).
-    pub uses_evaluation: bool,
-    /// Its options.
-    pub options: &'static [OptionInfo],
-    /// Builds it (use [`build`]).
-    pub build: fn(&SolverConfig) -> Result<Box<dyn Solver>, SolverError>,
-}
 
 /// Every solver, the default ([`DEFAULT_SOLVER`]) first.
 pub static SOLVERS: &[SolverInfo] = &[
@@ -59,156 +23,6 @@ pub static SOLVERS: &[SolverInfo] = &[
 
 /// The solver used when none is named.
 pub const DEFAULT_SOLVER: &str = "expectimax";
-
-/// A static evaluation a solver can score boards with (`--eval NAME`).
-#[derive(Clone, Debug, Default)]
-pub enum Evaluation {
-    /// nneonneo/2048-ai's per-line heuristic ([`RowHeuristic`]).
-    #[default]
-    Heuristic,
-    /// Article 001's evaluation with its weights ([`ArticleEval`]).
-    Article,
-    /// An n-tuple network ([`NTupleEval`]: its value plus the points scored), 4×4 only.
-    NTuple(Arc<Network>),
-    /// The heuristic with the endgame tables ([`tables::TableEval`]), 4×4 only; `named` is false
-    /// when `auto` chose it, and then a board of another shape plays with the heuristic alone
-    /// instead of being refused.
-    Tables {
-        /// The tables loaded.
-        tables: Arc<EndgameTables>,
-        /// Named on the command line (`tables`), not chosen by `auto`.
-        named: bool,
-    },
-}
-
-/// The evaluations' names and one-line descriptions.
-pub const EVALUATIONS: &[(&str, &str)] = &[
-    (
-        "heuristic",
-        "nneonneo/2048-ai's per-line heuristic: empty cells, merges, monotonicity, tile sum",
-    ),
-    (
-        "article",
-        "article 001 on tile values: monotonicity 1.0, smoothness 1.0, empty cells 2.7, largest tile in a corner 1.0",
-    ),
-    (
-        "tables",
-        "the heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
-    ),
-    (
-        "auto",
-        "tables when `bot2048 tables build` has built them, else heuristic",
-    ),
-    (
-        "ntuple",
-        "the n-tuple network's points to come + points scored (4x4); ntuple:FILE names a weights file, else networks/ntuple-4x6.bin or $BOT2048_NETWORK",
-    ),
-];
-
-impl FromStr for Evaluation {
-    type Err = SolverError;
-
-    /// An evaluation by name (see [`EVALUATIONS`]); `ntuple` and `ntuple:FILE` load the network
-    /// (once per process, [`ntuple::load_shared`]).
-    ///
-    /// # Errors
-    /// [`SolverError::UnknownEvaluation`] listing the names; [`SolverError::BadNetwork`] for a
-    /// network file that cannot be loaded.
-    fn from_str(s: &str) -> Result<Evaluation, SolverError> {
-        match s {
-            "heuristic" => Ok(Evaluation::Heuristic),
-            "tables" => Ok(Evaluation::Tables {
-                tables: load_tables()?,
-                named: true,
-            }),
-            "auto" => {
-                let built = load_tables().ok().filter(|t| !t.is_empty());
-                Ok(
-                    built.map_or(Evaluation::Heuristic, |tables| Evaluation::Tables {
-                        tables,
-                        named: false,
-                    }),
-                )
-            }
-            "article" => Ok(Evaluation::Article),
-            "ntuple" => Ok(Evaluation::NTuple(ntuple::load_shared(
-                &ntuple::default_path(),
-            )?)),
-            _ if s.starts_with("ntuple:") => Ok(Evaluation::NTuple(ntuple::load_shared(
-                Path::new(&s["ntuple:".len()..]),
-            )?)),
-            _ => Err(SolverError::UnknownEvaluation {
-                name: s.to_string(),
-                known: EVALUATIONS.iter().map(|(n, _)| n.to_string()).collect(),
-            }),
-        }
-    }
-}
-
-impl Evaluation {
-    /// The evaluation's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Evaluation::Heuristic => "heuristic",
-            Evaluation::Article => "article",
-            Evaluation::NTuple(_) => "ntuple",
-            Evaluation::Tables { .. } => "tables",
-        }
-    }
-}
-
-/// The endgame tables of the user's tables folder, loaded once per process.
-///
-/// # Errors
-/// [`SolverError::Tables`] for a file that cannot be loaded, or no table at all (saying what to
-/// run).
-fn load_tables() -> Result<Arc<EndgameTables>, SolverError> {
-    let bad = |message: String| SolverError::Tables { message };
-    let loaded = tables::load_shared(None).map_err(|e| bad(e.to_string()))?;
-    if loaded.is_empty() {
-        let dir = tables::file::tables_dir().unwrap_or_default();
-        return Err(bad(format!(
-            "no endgame tables in {}: run `bot2048 tables build` first ({})",
-            dir.display(),
-            tables::build_cost(tables::TableSet::Small)
-        )));
-    }
-    Ok(loaded)
-}
-
-/// What a solver is built with, besides its per-call [`super::Budget`].
-#[derive(Clone, Debug)]
-pub struct SolverConfig {
-    /// The board shape it will play.
-    pub shape: Shape,
-    /// The spawn rule it assumes (the game's own rule plays best).
-    pub spawn: SpawnRule,
-    /// Seed of a randomised solver's generator (the same seed, the same decisions).
-    pub seed: u64,
-    /// The evaluation of solvers that score boards.
-    pub evaluation: Evaluation,
-    /// `KEY=VALUE` options, checked against the solver's [`SolverInfo::options`].
-    pub options: Vec<(String, String)>,
-    /// A goal tile value (for solvers that search toward one, e.g. bfs); `None` = their default.
-    pub goal: Option<u64>,
-    /// Whether one decision may use several threads (off when games run one per thread).
-    pub parallel: bool,
-}
-
-impl SolverConfig {
-    /// Defaults for `shape`: classic spawns, seed 1, the heuristic, no options, parallel on.
-    pub fn new(shape: Shape) -> SolverConfig {
-        SolverConfig {
-            shape,
-            spawn: SpawnRule::Classic,
-            seed: 1,
-            evaluation: Evaluation::Heuristic,
-            options: Vec::new(),
-            goal: None,
-            parallel: true,
-        }
-    }
-}
 
 /// The names of every solver, default first.
 pub fn names() -> Vec<&'static str> {
@@ -254,83 +68,10 @@ pub fn describe() -> String {
         }
     }
     out.push_str("Evaluations (--eval):\n");
-    for (name, what) in EVALUATIONS {
+    for (name, what) in Evaluation::catalogue() {
         let _ = writeln!(out, "  {name:<11} {what}");
     }
     out
-}
-
-/// A solver's `KEY=VALUE` options, checked against its list; values not given take the
-/// listed defaults.
-#[derive(Debug)]
-pub struct OptionValues<'a> {
-    info: &'static SolverInfo,
-    given: &'a [(String, String)],
-}
-
-impl<'a> OptionValues<'a> {
-    /// Checks `given` against `info.options`.
-    ///
-    /// # Errors
-    /// [`SolverError::BadOption`] for a key the solver does not list (the message lists its keys).
-    pub fn new(
-        info: &'static SolverInfo,
-        given: &'a [(String, String)],
-    ) -> Result<OptionValues<'a>, SolverError> {
-        for (key, _) in given {
-            if !info.options.iter().any(|o| o.key == key) {
-                let known: Vec<&str> = info.options.iter().map(|o| o.key).collect();
-                return Err(SolverError::BadOption {
-                    solver: info.name.to_string(),
-                    message: if known.is_empty() {
-                        format!("it has no option {key:?} (it takes no options)")
-                    } else {
-                        format!(
-                            "it has no option {key:?} (its options: {})",
-                            known.join(", ")
-                        )
-                    },
-                });
-            }
-        }
-        Ok(OptionValues { info, given })
-    }
-
-    /// The value of `key` (the last one given, else the default), parsed.
-    ///
-    /// # Errors
-    /// [`SolverError::BadOption`] when the value does not parse.
-    ///
-    /// # Panics
-    /// If `key` is not among the solver's listed options (a programming error).
-    pub fn get<T: FromStr>(&self, key: &str) -> Result<T, SolverError> {
-        let info = self
-            .info
-            .options
-            .iter()
-            .find(|o| o.key == key)
-            .unwrap_or_else(|| panic!("{} lists no option {key}", self.info.name));
-        let text = self
-            .given
-            .iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map_or(info.default, |(_, v)| v.as_str());
-        text.parse().map_err(|_| SolverError::BadOption {
-            solver: self.info.name.to_string(),
-            message: format!("option {key}={text} is not valid: {}", info.help),
-        })
-    }
-}
-
-/// The keys of `info`'s options, for messages: "cprob, table-bits" or "no options".
-fn option_keys(info: &SolverInfo) -> String {
-    if info.options.is_empty() {
-        "no options".to_string()
-    } else {
-        let keys: Vec<&str> = info.options.iter().map(|o| o.key).collect();
-        keys.join(", ")
-    }
 }
 
 /// Splits `--opt` pairs among the solvers called `names` (one solver, or the solvers of a
@@ -388,7 +129,7 @@ pub fn assign_options(
                 key: key.clone(),
                 known: infos
                     .iter()
-                    .map(|s| format!("{}: {}", s.name, option_keys(s)))
+                    .map(|s| format!("{}: {}", s.name, s.option_keys()))
                     .collect(),
             });
         }
@@ -397,46 +138,6 @@ pub fn assign_options(
         }
     }
     Ok(out)
-}
-
-/// Makes one solver type for a board type `P` and an evaluation `E`; [`dispatch`] picks `P` and
-/// `E` from a [`SolverConfig`], so each solver writes its construction once.
-pub trait Build {
-    /// The solver's registry name (for messages).
-    const SOLVER: &'static str;
-
-    /// The solver over `P`, scoring with `eval`.
-    fn build<P: Position, E: Evaluator<P> + 'static>(self, eval: E) -> Box<dyn Solver>;
-}
-
-/// Calls `b.build` with the board type of `config.shape` (the bitboard for 4×4) and the
-/// evaluation `config.evaluation`.
-///
-/// # Errors
-/// [`SolverError::Unsupported`] for an evaluation that does not exist for the shape (the
-/// network on a board that is not 4×4).
-pub fn dispatch<B: Build>(config: &SolverConfig, b: B) -> Result<Box<dyn Solver>, SolverError> {
-    match (&config.evaluation, config.shape.is_four()) {
-        (Evaluation::Heuristic, true) => Ok(b.build::<Board, _>(RowHeuristic::new())),
-        (Evaluation::Heuristic, false) => Ok(b.build::<GridBoard, _>(RowHeuristic::new())),
-        (Evaluation::Article, true) => Ok(b.build::<Board, _>(ArticleEval::new(ARTICLE_WEIGHTS))),
-        (Evaluation::Article, false) => {
-            Ok(b.build::<GridBoard, _>(ArticleEval::new(ARTICLE_WEIGHTS)))
-        }
-        (Evaluation::NTuple(net), true) => Ok(b.build::<Board, _>(NTupleEval::new(net.clone()))),
-        (Evaluation::NTuple(_), false) => Err(ntuple::eval::unsupported(B::SOLVER, config.shape)),
-        (Evaluation::Tables { tables, .. }, true) => {
-            Ok(b.build::<Board, _>(tables::evaluation(tables.clone())))
-        }
-        (Evaluation::Tables { named: false, .. }, false) => {
-            Ok(b.build::<GridBoard, _>(RowHeuristic::new()))
-        }
-        (Evaluation::Tables { named: true, .. }, false) => Err(SolverError::Unsupported {
-            solver: B::SOLVER.to_string(),
-            shape: config.shape,
-            why: "the endgame tables are for 4x4 boards only".to_string(),
-        }),
-    }
 }
 
 #[cfg(test)]
@@ -546,27 +247,6 @@ mod tests {
             }
         }
         assert!(text.contains("article 001 on tile values"));
-    }
-
-    #[test]
-    fn evaluations_parse_by_name_and_build_on_every_shape() {
-        for (name, _) in EVALUATIONS
-            .iter()
-            .filter(|(n, _)| !["ntuple", "tables", "auto"].contains(n))
-        {
-            let e: Evaluation = name.parse().unwrap();
-            assert_eq!(e.name(), *name);
-            for shape in ["4x4", "3x3"] {
-                let mut cfg = SolverConfig::new(shape.parse().unwrap());
-                cfg.evaluation = e.clone();
-                assert!(build("greedy", &cfg).is_ok(), "{name} on {shape}");
-            }
-        }
-        // (ntuple loads a file: see ntuple::eval's tests)
-        assert!(matches!(
-            "snake".parse::<Evaluation>(),
-            Err(SolverError::UnknownEvaluation { .. })
-        ));
     }
 
     #[test]

@@ -15,8 +15,9 @@
 //! 0.4 points a spawn.
 use super::{default_path, LoadError, Network};
 use crate::engine::{Board, Shape};
+use crate::solver::config::{OptionInfo, OptionValues, SolverConfig, SolverInfo};
+use crate::solver::evaluation::{NamedEvaluation, Refused};
 use crate::solver::greedy::Greedy;
-use crate::solver::registry::{OptionValues, SolverConfig, SolverInfo};
 use crate::solver::{Evaluation, Evaluator, Solver, SolverError};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,7 +29,7 @@ pub const INFO: SolverInfo = SolverInfo {
     source: "Szubert & Jaśkowski 2014, TD-trained n-tuple networks; Yeh et al. 2016 (4x6 tuples)",
     work: None,
     uses_evaluation: false,
-    options: &[crate::solver::registry::OptionInfo {
+    options: &[OptionInfo {
         key: "network",
         default: "",
         help: "the weights file (empty = --eval ntuple:FILE's, else the bot's own: networks/ntuple-4x6.bin or $BOT2048_NETWORK)",
@@ -40,7 +41,7 @@ fn build_ntuple(config: &SolverConfig) -> Result<Box<dyn Solver>, SolverError> {
     let v = OptionValues::new(&INFO, &config.options)?;
     let file: String = v.get("network")?;
     let net = match (&config.evaluation, file.as_str()) {
-        (Evaluation::NTuple(net), "") => net.clone(),
+        (Evaluation::NTuple(eval), "") => eval.network().clone(),
         (_, "") => load_shared(&default_path())?,
         (_, f) => load_shared(Path::new(f))?,
     };
@@ -53,7 +54,7 @@ fn build_ntuple(config: &SolverConfig) -> Result<Box<dyn Solver>, SolverError> {
 }
 
 /// The refusal of a network on a board that is not 4×4.
-pub(crate) fn unsupported(solver: &str, shape: Shape) -> SolverError {
+fn unsupported(solver: &str, shape: Shape) -> SolverError {
     SolverError::Unsupported {
         solver: solver.to_string(),
         shape,
@@ -113,6 +114,38 @@ impl Evaluator<Board> for NTupleEval {
     }
 }
 
+impl NamedEvaluation for NTupleEval {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "ntuple",
+        "the n-tuple network's points to come + points scored (4x4); ntuple:FILE names a weights file, else networks/ntuple-4x6.bin or $BOT2048_NETWORK",
+    )];
+    type OnFour = NTupleEval;
+    type OnGrid = Refused;
+
+    /// `ntuple` loads the bot's own network ([`default_path`]), `ntuple:FILE` the file FILE,
+    /// each once per process ([`load_shared`]).
+    fn parse(name: &str) -> Option<Result<NTupleEval, SolverError>> {
+        let path = match name.strip_prefix("ntuple") {
+            Some("") => default_path(),
+            Some(file) => PathBuf::from(file.strip_prefix(':')?),
+            None => return None,
+        };
+        Some(load_shared(&path).map(NTupleEval::new))
+    }
+
+    fn name(&self) -> &'static str {
+        "ntuple"
+    }
+
+    fn on_four(&self) -> NTupleEval {
+        self.clone()
+    }
+
+    fn on_grid(&self, solver: &str, shape: Shape) -> Result<Refused, SolverError> {
+        Err(unsupported(solver, shape))
+    }
+}
+
 /// Networks loaded by [`load_shared`], by path: a network is 256 MiB, so the solvers of one
 /// process (the games of a `sim`, the entrants of `sim --compare`, the solver `play` builds for
 /// each board) share one copy, kept until the process ends.
@@ -151,8 +184,9 @@ fn bad_network(path: &Path, e: &LoadError) -> SolverError {
 mod tests {
     use super::*;
     use crate::engine::Move;
-    use crate::solver::registry::{self, SolverConfig};
+    use crate::solver::registry;
     use crate::solver::Budget;
+    use crate::solver::SolverConfig;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -2,9 +2,11 @@
 //! table covers the board, the tables' exact answer where one does; and the one loaded copy of
 //! the tables a process shares ([`load_shared`]).
 use super::file::{self, TableFileError};
-use super::EndgameTables;
-use crate::engine::Board;
-use crate::solver::Evaluator;
+use super::{build_cost, EndgameTables, TableSet};
+use crate::engine::{Board, Shape};
+use crate::solver::evaluation::NamedEvaluation;
+use crate::solver::heuristic::RowHeuristic;
+use crate::solver::{Evaluator, SolverError};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -97,4 +99,75 @@ pub fn load_shared(dir: Option<&Path>) -> Result<Arc<EndgameTables>, TableFileEr
     let tables = Arc::new(file::load_dir(&dir)?);
     *loaded = Some((dir, tables.clone()));
     Ok(tables)
+}
+
+/// The evaluation `--eval tables` (or `auto` when tables are built) names: the heuristic with
+/// the loaded tables ([`TableEval`] over [`RowHeuristic`]) on 4×4 boards.
+#[derive(Clone, Debug)]
+pub struct TableChoice {
+    tables: Arc<EndgameTables>,
+    named: bool,
+}
+
+impl TableChoice {
+    /// The tables of the user's tables folder ([`file::tables_dir`]), loaded once per process;
+    /// `named` says the user named them (`tables`) rather than `auto` choosing them: a board of
+    /// another shape is then refused instead of played with the heuristic alone.
+    ///
+    /// # Errors
+    /// [`SolverError::Tables`] for a file that cannot be loaded, or no table at all (saying what
+    /// to run).
+    pub fn load(named: bool) -> Result<TableChoice, SolverError> {
+        let bad = |message: String| SolverError::Tables { message };
+        let tables = load_shared(None).map_err(|e| bad(e.to_string()))?;
+        if tables.is_empty() {
+            let dir = file::tables_dir().unwrap_or_default();
+            return Err(bad(format!(
+                "no endgame tables in {}: run `bot2048 tables build` first ({})",
+                dir.display(),
+                build_cost(TableSet::Small)
+            )));
+        }
+        Ok(TableChoice { tables, named })
+    }
+
+    /// The tables.
+    pub fn tables(&self) -> &Arc<EndgameTables> {
+        &self.tables
+    }
+}
+
+impl NamedEvaluation for TableChoice {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "tables",
+        "the heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
+    )];
+    type OnFour = TableEval<RowHeuristic>;
+    type OnGrid = RowHeuristic;
+
+    fn parse(name: &str) -> Option<Result<TableChoice, SolverError>> {
+        (name == "tables").then(|| TableChoice::load(true))
+    }
+
+    fn name(&self) -> &'static str {
+        "tables"
+    }
+
+    /// The heuristic, with the tables deciding the boards they cover and no weight inside the
+    /// search (BENCHMARKS.md, "Endgame tables", gives the weights measured).
+    fn on_four(&self) -> TableEval<RowHeuristic> {
+        TableEval::new(self.tables.clone(), RowHeuristic::new())
+    }
+
+    /// The heuristic alone when `auto` chose the tables; refused when they were named.
+    fn on_grid(&self, solver: &str, shape: Shape) -> Result<RowHeuristic, SolverError> {
+        if self.named {
+            return Err(SolverError::Unsupported {
+                solver: solver.to_string(),
+                shape,
+                why: "the endgame tables are for 4x4 boards only".to_string(),
+            });
+        }
+        Ok(RowHeuristic::new())
+    }
 }

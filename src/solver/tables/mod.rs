@@ -30,7 +30,7 @@ pub mod build;
 pub mod eval;
 pub mod file;
 
-pub use eval::{load_shared, TableEval};
+pub use eval::{load_shared, TableChoice, TableEval};
 
 /// The chance that a spawn is a 2 (exponent 1), else a 4: the classic game's rule, the engine's
 /// own [`SpawnRule::Classic`].
@@ -202,17 +202,6 @@ pub fn build_cost(set: TableSet) -> String {
         keys.len(),
         (2 * entries) as f64 / 1e9
     )
-}
-
-/// The evaluation the registry builds for `tables`: the heuristic, with the tables deciding the
-/// boards they cover, and no weight inside the search. A weight on covered chance nodes
-/// ([`TableEval::with_weight`]) was measured: 1e5 (the heuristic's units) gave 16384 in 12 % of
-/// 50 games at depth 3 against 11 % without it (100 games), for a decision 8 times slower (a
-/// cover check at every chance node).
-pub fn evaluation(
-    tables: std::sync::Arc<EndgameTables>,
-) -> TableEval<crate::solver::heuristic::RowHeuristic> {
-    TableEval::new(tables, crate::solver::heuristic::RowHeuristic::new())
 }
 
 /// The cells beside cell `i` (up, down, left, right; row-major indices).
