@@ -1187,10 +1187,10 @@ impl Drop for Stopped {
 
 /// The first viewable client window titled `title`, waited for up to `within`.
 fn client_titled(
-    x: &bot2048::capture::x11::X11,
+    x: &bot2048::platform::x11::X11,
     title: &str,
     within: Duration,
-) -> Option<bot2048::capture::x11::ClientWindow> {
+) -> Option<bot2048::platform::WindowInfo> {
     let end = Instant::now() + within;
     loop {
         let found = x
@@ -1207,8 +1207,8 @@ fn client_titled(
 /// Opens 2048-qt's About box (Help > About, a Qt message box like its "You Win", with one OK
 /// button) with two clicks of the bot's own mouse, and waits until it has the keyboard focus.
 fn open_qt_about(
-    x: &bot2048::capture::x11::X11,
-    keys: &mut bot2048::input::EnigoSink,
+    x: &bot2048::platform::x11::X11,
+    keys: &mut bot2048::platform::x11::EnigoSink,
     game: u32,
 ) -> u32 {
     let r = x.rect(game).expect("x").expect("qt window");
@@ -1230,7 +1230,7 @@ fn open_qt_about(
 }
 
 /// Waits until window `id` is no longer viewable (closed), up to 3 s.
-fn wait_closed(x: &bot2048::capture::x11::X11, id: u32) {
+fn wait_closed(x: &bot2048::platform::x11::X11, id: u32) {
     let end = Instant::now() + Duration::from_secs(3);
     while x.describe(id).expect("x").is_some_and(|w| w.viewable) {
         assert!(Instant::now() < end, "window {id:#x} did not close");
@@ -1250,8 +1250,9 @@ fn wait_closed(x: &bot2048::capture::x11::X11, id: u32) {
 /// refuse, and leave the focus where it is.
 #[test]
 fn focus_back_from_a_closed_dialog_is_waited_for_and_never_taken() {
-    use bot2048::capture::x11::X11;
-    use bot2048::input::{EnigoSink, FocusMode, InputError};
+    use bot2048::input::{FocusMode, InputError};
+    use bot2048::platform::x11::EnigoSink;
+    use bot2048::platform::x11::X11;
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, InputFocus, WindowClass};
     use x11rb::wrapper::ConnectionExt as _;
