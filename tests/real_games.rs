@@ -1337,3 +1337,75 @@ fn focus_back_from_a_closed_dialog_is_waited_for_and_never_taken() {
     );
     drop(wm);
 }
+
+/// A Wayland session (GNOME) with XWayland, as the bot sees it: `XDG_SESSION_TYPE=wayland`,
+/// `WAYLAND_DISPLAY` set and `DISPLAY` naming the X server (here Xvfb stands in for XWayland;
+/// the compositor itself is not there). The X11 windows are listed and played as in an X11
+/// session (not refused with exit 7); a game that is not among them gets, per game, the command
+/// that starts it under XWayland (exit 8); `--region` is refused there (exit 7), since an X11
+/// client cannot read a Wayland screen.
+#[test]
+fn a_wayland_session_plays_x11_windows_through_xwayland() {
+    let Some((_lock, s)) = session("xwayland session", "qt", None) else {
+        return;
+    };
+    let wayland = |c: &mut Command| {
+        c.env("XDG_SESSION_TYPE", "wayland")
+            .env("WAYLAND_DISPLAY", "wayland-bot2048-test")
+            .env("XDG_CURRENT_DESKTOP", "ubuntu:GNOME");
+    };
+    let mut c = s.bot(&["windows", "--json"]);
+    wayland(&mut c);
+    let out = c.output().expect("windows");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("windows JSON");
+    assert!(
+        listed
+            .as_array()
+            .expect("array")
+            .iter()
+            .any(|w| w["title"] == "2048 Game" && !w["board"].is_null()),
+        "{listed}"
+    );
+
+    let mut c = s.bot(&["read", "--window", "GNOME 2048"]);
+    wayland(&mut c);
+    let out = c.output().expect("read");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{err}");
+    for says in [
+        "a Wayland session (GNOME)",
+        "GDK_BACKEND=x11 gnome-2048",
+        "QT_QPA_PLATFORM=xcb 2048-qt",
+        "chromium --ozone-platform=x11",
+    ] {
+        assert!(err.contains(says), "no `{says}` in: {err}");
+    }
+
+    let mut c = s.bot(&["read", "--region", "0,0,100,100"]);
+    wayland(&mut c);
+    let out = c.output().expect("read --region");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("--region does not work in a Wayland session"),
+        "{err}"
+    );
+
+    let mut c = s.bot(&[
+        "play",
+        "--json",
+        "--window",
+        "2048 Game",
+        "--max-moves",
+        "40",
+    ]);
+    wayland(&mut c);
+    let (v, code, err) = summary_of(c.output().expect("play"));
+    eprintln!("xwayland session: {v}");
+    assert_keys(&v);
+    assert_eq!(v["desyncs"], 0, "{v}\n{err}");
+    assert_eq!(v["moves"], 40, "{v}\n{err}");
+    assert_eq!(code, 0, "{err}");
+}
