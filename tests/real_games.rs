@@ -1382,6 +1382,7 @@ fn a_wayland_session_plays_x11_windows_through_xwayland() {
     ] {
         assert!(err.contains(says), "no `{says}` in: {err}");
     }
+    assert_eq!(err.matches("no window matches").count(), 1, "{err}");
 
     let mut c = s.bot(&["read", "--region", "0,0,100,100"]);
     wayland(&mut c);

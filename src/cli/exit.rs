@@ -196,13 +196,17 @@ mod tests {
             .context("opening");
         assert_eq!(for_error(&e), NO_DISPLAY);
         let e = anyhow::Error::from(PlatformError::NotUnderXWayland {
-            source: CaptureError::WindowNotFound {
+            missing: CaptureError::WindowNotFound {
                 wanted: "x".into(),
                 seen: vec![],
             },
             advice: "start it under XWayland".into(),
-        });
+        })
+        .context("finding the window `x`");
         assert_eq!(for_error(&e), NO_WINDOW);
+        let text = format!("{e:#}");
+        assert_eq!(text.matches("no window matches").count(), 1, "{text}");
+        assert!(text.ends_with("start it under XWayland"), "{text}");
         let e = anyhow::Error::from(PlatformError::NoDesktop("Wayland".into()));
         assert_eq!(for_error(&e), NO_DISPLAY);
         let e = Err::<(), _>(SolverError::UnknownSolver {

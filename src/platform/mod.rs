@@ -78,10 +78,11 @@ pub enum PlatformError {
     Keys(#[from] InputError),
     /// The game window was not found in a Wayland session, where only X11 (XWayland) windows are
     /// visible to the bot; `advice` tells how to start each game under XWayland.
-    #[error("{source}\n{advice}")]
+    #[error("{missing}\n{advice}")]
     NotUnderXWayland {
-        /// The [`CaptureError::WindowNotFound`].
-        source: CaptureError,
+        /// The [`CaptureError::WindowNotFound`] (in the message, not a source of its own, so that
+        /// an error chain does not print it twice).
+        missing: CaptureError,
         /// What to do, one line per game.
         advice: String,
     },

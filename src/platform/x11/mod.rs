@@ -56,7 +56,7 @@ impl X11Desktop {
     fn not_found(&self, e: CaptureError) -> PlatformError {
         match (&e, self.session.not_found_hint()) {
             (CaptureError::WindowNotFound { .. }, Some(advice)) => {
-                PlatformError::NotUnderXWayland { source: e, advice }
+                PlatformError::NotUnderXWayland { missing: e, advice }
             }
             _ => PlatformError::Capture(e),
         }
