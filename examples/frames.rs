@@ -9,10 +9,9 @@
 //!
 //! `frames read PROFILE FILE...` prints what the reader reads in saved frames, and for every
 //! unreadable cell what [`Reader::growing_tile`] sees there.
-use bot2048::capture::{FrameSource, WindowSource};
+use bot2048::capture::FrameSource;
 use bot2048::engine::Move;
-use bot2048::input::enigo::{EnigoSink, FocusMode};
-use bot2048::input::KeySink;
+use bot2048::input::{FocusMode, KeySink};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
 use std::time::{Duration, Instant};
 
@@ -26,9 +25,9 @@ fn main() {
     let out = a.get(2).map_or("-", String::as_str);
     let keys = a.get(3).map_or("down,left,down,right", String::as_str);
     let span: u64 = a.get(4).and_then(|s| s.parse().ok()).unwrap_or(450);
-    let mut src = WindowSource::find(title).expect("window");
-    let mut sink = EnigoSink::new(src.info().id, FocusMode::Start).expect("keys");
-    sink.set_failsafe(false);
+    let desktop = bot2048::platform::desktop().expect("desktop");
+    let mut game = desktop.open(title, FocusMode::Start).expect("window");
+    game.set_failsafe(false);
     let mut reader = Reader::new(ProfileChoice::Given(
         Profile::load(profile).expect("profile"),
     ));
@@ -37,14 +36,14 @@ fn main() {
     }
     for (k, key) in keys.split(',').enumerate() {
         let m: Move = key.parse().expect("key");
-        let before = src.next_frame().expect("frame");
+        let before = game.next_frame().expect("frame");
         let b = reader.read(&before.image).ok().and_then(|r| r.values());
         println!("key {k} {m} before {b:?}");
         let at = Instant::now();
-        sink.press(m).expect("press");
+        game.press(m).expect("press");
         let mut frames = Vec::new();
         while at.elapsed() < Duration::from_millis(span) {
-            let f = src.next_frame().expect("frame");
+            let f = game.next_frame().expect("frame");
             frames.push(f);
         }
         for (i, f) in frames.iter().enumerate() {

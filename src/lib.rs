@@ -12,8 +12,9 @@
 //! - [`solver`]: the `Solver` and `Evaluator` seams, the solvers, and their registry.
 //! - [`sim`]: many games on the engine, in parallel, and their statistics (`bot2048 sim`).
 //! - [`vision`]: finds the grid in an image and reads every cell, through a calibration profile.
-//! - [`capture`]: frames of a game window (xcap), of a monitor region, or recorded files.
-//! - [`input`]: the `KeySink` trait: arrow keys to the verified game window (enigo), or recorded.
+//! - [`capture`]: the `FrameSource` trait and `Frame`: frames of a game, live or recorded files.
+//! - [`input`]: the `KeySink` trait: arrow keys to the verified game window, or recorded.
+//! - [`platform`]: the desktop (X11, also under XWayland): windows, frames, keys, focus checks.
 //! - [`play`]: the loop capture → read → mirror → solve → key → verify.
 //! - [`cli`]: the `bot2048` subcommands.
 #![warn(missing_docs)]
@@ -22,6 +23,7 @@ pub mod capture;
 pub mod cli;
 pub mod engine;
 pub mod input;
+pub mod platform;
 pub mod play;
 pub mod sim;
 pub mod solver;

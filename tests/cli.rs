@@ -446,6 +446,41 @@ fn play_and_advise_check_their_arguments_before_looking_for_the_window() {
     assert_eq!(code, Some(7), "{err}");
 }
 
+/// GNOME and KDE Wayland sessions without XWayland (`DISPLAY` unset): every command that needs
+/// the desktop exits 7 and tells, per game, the command that starts it under XWayland.
+#[test]
+fn gnome_and_kde_wayland_sessions_are_told_how_to_start_each_game_under_xwayland() {
+    for (desktop, name) in [("GNOME", "GNOME"), ("KDE", "KDE Plasma")] {
+        for args in [
+            &["play", "--window", "2048"][..],
+            &["advise", "--window", "2048"],
+            &["windows"],
+        ] {
+            let (code, err) = code_and_err(
+                bot2048()
+                    .args(args)
+                    .env_remove("DISPLAY")
+                    .env("WAYLAND_DISPLAY", "wayland-0")
+                    .env("XDG_SESSION_TYPE", "wayland")
+                    .env("XDG_CURRENT_DESKTOP", desktop),
+            );
+            assert_eq!(code, Some(7), "{desktop} {args:?}: {err}");
+            for says in [
+                format!("a Wayland session ({name}) without XWayland"),
+                "gnome-2048:   GDK_BACKEND=x11 gnome-2048".into(),
+                "2048-qt:      QT_QPA_PLATFORM=xcb 2048-qt".into(),
+                "the web game: chromium --ozone-platform=x11 --app=URL".into(),
+            ] {
+                assert!(
+                    err.contains(&says),
+                    "{desktop} {args:?}: no `{says}` in {err}"
+                );
+            }
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+}
+
 #[test]
 fn play_refuses_a_record_directory_that_holds_a_recording_unless_forced() {
     let dir = tempfile::tempdir().unwrap();

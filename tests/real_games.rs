@@ -1187,10 +1187,10 @@ impl Drop for Stopped {
 
 /// The first viewable client window titled `title`, waited for up to `within`.
 fn client_titled(
-    x: &bot2048::capture::x11::X11,
+    x: &bot2048::platform::x11::X11,
     title: &str,
     within: Duration,
-) -> Option<bot2048::capture::x11::ClientWindow> {
+) -> Option<bot2048::platform::WindowInfo> {
     let end = Instant::now() + within;
     loop {
         let found = x
@@ -1207,8 +1207,8 @@ fn client_titled(
 /// Opens 2048-qt's About box (Help > About, a Qt message box like its "You Win", with one OK
 /// button) with two clicks of the bot's own mouse, and waits until it has the keyboard focus.
 fn open_qt_about(
-    x: &bot2048::capture::x11::X11,
-    keys: &mut bot2048::input::EnigoSink,
+    x: &bot2048::platform::x11::X11,
+    keys: &mut bot2048::platform::x11::EnigoSink,
     game: u32,
 ) -> u32 {
     let r = x.rect(game).expect("x").expect("qt window");
@@ -1230,7 +1230,7 @@ fn open_qt_about(
 }
 
 /// Waits until window `id` is no longer viewable (closed), up to 3 s.
-fn wait_closed(x: &bot2048::capture::x11::X11, id: u32) {
+fn wait_closed(x: &bot2048::platform::x11::X11, id: u32) {
     let end = Instant::now() + Duration::from_secs(3);
     while x.describe(id).expect("x").is_some_and(|w| w.viewable) {
         assert!(Instant::now() < end, "window {id:#x} did not close");
@@ -1250,8 +1250,9 @@ fn wait_closed(x: &bot2048::capture::x11::X11, id: u32) {
 /// refuse, and leave the focus where it is.
 #[test]
 fn focus_back_from_a_closed_dialog_is_waited_for_and_never_taken() {
-    use bot2048::capture::x11::X11;
-    use bot2048::input::{EnigoSink, FocusMode, InputError};
+    use bot2048::input::{FocusMode, InputError};
+    use bot2048::platform::x11::EnigoSink;
+    use bot2048::platform::x11::X11;
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, InputFocus, WindowClass};
     use x11rb::wrapper::ConnectionExt as _;
@@ -1335,4 +1336,77 @@ fn focus_back_from_a_closed_dialog_is_waited_for_and_never_taken() {
         "the focus was taken from the other window"
     );
     drop(wm);
+}
+
+/// A Wayland session (GNOME) with XWayland, as the bot sees it: `XDG_SESSION_TYPE=wayland`,
+/// `WAYLAND_DISPLAY` set and `DISPLAY` naming the X server (here Xvfb stands in for XWayland;
+/// the compositor itself is not there). The X11 windows are listed and played as in an X11
+/// session (not refused with exit 7); a game that is not among them gets, per game, the command
+/// that starts it under XWayland (exit 8); `--region` is refused there (exit 7), since an X11
+/// client cannot read a Wayland screen.
+#[test]
+fn a_wayland_session_plays_x11_windows_through_xwayland() {
+    let Some((_lock, s)) = session("xwayland session", "qt", None) else {
+        return;
+    };
+    let wayland = |c: &mut Command| {
+        c.env("XDG_SESSION_TYPE", "wayland")
+            .env("WAYLAND_DISPLAY", "wayland-bot2048-test")
+            .env("XDG_CURRENT_DESKTOP", "ubuntu:GNOME");
+    };
+    let mut c = s.bot(&["windows", "--json"]);
+    wayland(&mut c);
+    let out = c.output().expect("windows");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("windows JSON");
+    assert!(
+        listed
+            .as_array()
+            .expect("array")
+            .iter()
+            .any(|w| w["title"] == "2048 Game" && !w["board"].is_null()),
+        "{listed}"
+    );
+
+    let mut c = s.bot(&["read", "--window", "GNOME 2048"]);
+    wayland(&mut c);
+    let out = c.output().expect("read");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{err}");
+    for says in [
+        "a Wayland session (GNOME)",
+        "GDK_BACKEND=x11 gnome-2048",
+        "QT_QPA_PLATFORM=xcb 2048-qt",
+        "chromium --ozone-platform=x11",
+    ] {
+        assert!(err.contains(says), "no `{says}` in: {err}");
+    }
+    assert_eq!(err.matches("no window matches").count(), 1, "{err}");
+
+    let mut c = s.bot(&["read", "--region", "0,0,100,100"]);
+    wayland(&mut c);
+    let out = c.output().expect("read --region");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("--region does not work in a Wayland session"),
+        "{err}"
+    );
+
+    let mut c = s.bot(&[
+        "play",
+        "--json",
+        "--window",
+        "2048 Game",
+        "--max-moves",
+        "40",
+    ]);
+    wayland(&mut c);
+    let (v, code, err) = summary_of(c.output().expect("play"));
+    eprintln!("xwayland session: {v}");
+    assert_keys(&v);
+    assert_eq!(v["desyncs"], 0, "{v}\n{err}");
+    assert_eq!(v["moves"], 40, "{v}\n{err}");
+    assert_eq!(code, 0, "{err}");
 }

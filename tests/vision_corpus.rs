@@ -1290,16 +1290,18 @@ mod cli {
     }
 
     #[test]
-    fn read_window_and_windows_refuse_a_wayland_session() {
+    fn read_window_and_windows_refuse_a_wayland_session_without_xwayland() {
         for args in [vec!["windows"], vec!["read", "--window", "2048"]] {
             let o = Command::new(env!("CARGO_BIN_EXE_bot2048"))
                 .args(&args)
                 .env("WAYLAND_DISPLAY", "wayland-0")
                 .env("XDG_SESSION_TYPE", "wayland")
+                .env_remove("DISPLAY")
                 .output()
                 .unwrap();
             assert_eq!(o.status.code(), Some(7), "{args:?}: {}", stderr(&o));
             assert!(stderr(&o).contains("Wayland"), "{}", stderr(&o));
+            assert!(stderr(&o).contains("XWayland"), "{}", stderr(&o));
         }
     }
 

@@ -1,28 +1,21 @@
 //! Capture stage: frames of a 2048 game, from a real window, a monitor region, or recorded files.
 //!
 //! - [`Frame`]: one RGBA image, where its top-left pixel sits on the root window, when it was taken.
-//! - [`FrameSource`]: the seam the play loop reads from. Implementations: [`WindowSource`] (xcap
-//!   capture of one top-level window found by title or app name), [`RegionSource`] (a rectangle of a
-//!   monitor, the fallback when the game has no window of its own), [`ReplaySource`] (PNG files or a
-//!   `--record` directory, for tests without a display).
+//! - [`FrameSource`]: the seam the play loop reads from. Implementations: the platform's game
+//!   windows and screen regions ([`crate::platform`]; on X11 an xcap capture of one top-level
+//!   window, or a rectangle of a monitor), [`ReplaySource`] (PNG files or a `--record` directory,
+//!   for tests without a display).
 //! - [`settle`]: waits until the board region stops changing for a quiet window (default 100 ms),
 //!   never a fixed sleep alone; also rejects covered (black) frames.
-//! - [`x11`]: the window-manager queries (stacking order, focus, activation) over one x11rb
-//!   connection, shared with the input stage.
 //!
-//! Errors are [`CaptureError`]; xcap's one big error enum is mapped into it here.
+//! Errors are [`CaptureError`], which every platform maps its own errors into.
 use std::time::Instant;
 
-pub mod region;
 pub mod replay;
 pub mod settle;
-pub mod window;
-pub mod x11;
 
-pub use region::RegionSource;
 pub use replay::ReplaySource;
 pub use settle::{settle, SettleOptions, Settled};
-pub use window::WindowSource;
 
 /// One captured image of a game.
 #[derive(Clone, Debug)]
@@ -241,17 +234,6 @@ pub fn check_not_covered(
 /// Largest black fraction of a board region that is still trusted (0.2 %): anti-aliased text never
 /// reaches pure black in the three games; a covering window gives whole black blocks.
 pub const MAX_BLACK_FRACTION: f64 = 0.002;
-
-pub(crate) fn map_xcap(e: xcap::XCapError) -> CaptureError {
-    let msg = e.to_string();
-    if msg.contains("_NET_CLIENT_LIST_STACKING") {
-        CaptureError::NoWindowManager
-    } else if matches!(e, xcap::XCapError::XcbConnError(_)) {
-        CaptureError::NoDisplay(msg)
-    } else {
-        CaptureError::Backend(msg)
-    }
-}
 
 #[cfg(test)]
 mod tests {

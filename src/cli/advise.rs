@@ -7,8 +7,9 @@
 //! covered with `--once`, or the solver cannot play the board's shape; 7 = no display; 8 = no such
 //! window; 1 = other errors.
 use super::exit::{self, UsageError};
-use crate::capture::{FrameSource, RegionSource, WindowSource};
+use crate::capture::FrameSource;
 use crate::engine::{Move, Position};
+use crate::platform;
 use crate::play::advise::{advise, Advice, AdviseConfig, AdviseEnd};
 use anyhow::Context;
 use clap::Args;
@@ -78,15 +79,18 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let t = &args.target;
     t.solver.validate()?;
     let mut reader = t.reader()?;
+    let desktop = platform::desktop()?;
     let (mut src, spawn): (Box<dyn FrameSource>, _) = match (&t.region, &t.window) {
         (Some(r), _) => (
-            Box::new(RegionSource::new(*r).context("capturing --region")?),
+            desktop.region(*r).context("capturing --region")?,
             t.spawn_rule(None),
         ),
         (None, Some(w)) => {
-            let ws = WindowSource::find(w).with_context(|| format!("finding the window `{w}`"))?;
+            let ws = desktop
+                .find(w)
+                .with_context(|| format!("finding the window `{w}`"))?;
             let spawn = t.spawn_rule(Some((&ws.info().title, &ws.info().class)));
-            (Box::new(ws), spawn)
+            (ws, spawn)
         }
         (None, None) => {
             return Err(

@@ -237,7 +237,8 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     for w in &resolved.warnings {
         eprintln!("bot2048: warning: {w}");
     }
-    let mut game = LiveGame::open(title, FocusMode::Start)
+    let desktop = crate::platform::desktop()?;
+    let mut game = LiveGame::open(&*desktop, title, FocusMode::Start)
         .with_context(|| format!("opening the game window `{title}`"))?;
     let mut reader = Reader::new(resolved.choice);
     let mut solver_for = |shape| {

@@ -9,8 +9,8 @@
 //! | 4 | [`STOPPED`] | another stop: window gone, covered, focus lost, key without effect | play, advise |
 //! | 5 | [`NO_BOARD`] | no 2048 board found in the image or window | read, advise |
 //! | 6 | [`UNREADABLE`] | a board was found but some cells could not be read | read, advise |
-//! | 7 | [`NO_DISPLAY`] | no usable X11 display: DISPLAY unset, a Wayland session, no EWMH window manager | play, advise, read --window, calibrate --window, windows |
-//! | 8 | [`NO_WINDOW`] | no window matches `--window`, or the region lies outside every monitor | play, advise, read --window, calibrate --window |
+//! | 7 | [`NO_DISPLAY`] | no usable X11 display: DISPLAY unset, a Wayland session without XWayland, no EWMH window manager, `--region` under XWayland | play, advise, read --window, calibrate --window, windows |
+//! | 8 | [`NO_WINDOW`] | no window matches `--window` (in a Wayland session: with how to start each game under XWayland), or the region lies outside every monitor | play, advise, read --window, calibrate --window |
 //! | 130 | [`INTERRUPTED`] | a second Ctrl-C ended the process at once | play, advise, calibrate --window |
 //!
 //! A closed standard output (`bot2048 read ... | head -1`) ends the process quietly with [`OK`]
@@ -18,9 +18,11 @@
 //! [`is_broken_pipe_panic`].
 //!
 //! [`for_error`] picks the code of an error that reached `main` from the typed errors in its
-//! chain (a [`CaptureError`], a [`SolverError`], a [`ProfileError`], a [`UsageError`]); anything
+//! chain (a [`PlatformError`], a [`CaptureError`], a [`SolverError`], a [`ProfileError`], a [`UsageError`]); anything
 //! else is [`ERROR`].
 use crate::capture::CaptureError;
+use crate::input::InputError;
+use crate::platform::PlatformError;
 use crate::sim::compare::CompareError;
 use crate::solver::SolverError;
 use crate::vision::ProfileError;
@@ -40,7 +42,8 @@ pub const STOPPED: u8 = 4;
 pub const NO_BOARD: u8 = 5;
 /// A board was found but at least one cell could not be read.
 pub const UNREADABLE: u8 = 6;
-/// No usable X11 display (DISPLAY unset or dead, a Wayland session, no EWMH window manager).
+/// No usable X11 display (DISPLAY unset or dead, a Wayland session without XWayland, no EWMH
+/// window manager, `--region` where the screen cannot be read).
 pub const NO_DISPLAY: u8 = 7;
 /// No window matches `--window`, or `--region` lies outside every monitor.
 pub const NO_WINDOW: u8 = 8;
@@ -67,7 +70,7 @@ pub fn meaning(code: u8) -> &'static str {
         STOPPED => "stopped for another reason (window gone, covered, focus lost, key without effect)",
         NO_BOARD => "no 2048 board found",
         UNREADABLE => "a board was found but some cells could not be read",
-        NO_DISPLAY => "no usable X11 display (DISPLAY unset, a Wayland session, no window manager)",
+        NO_DISPLAY => "no usable X11 display (DISPLAY unset, Wayland without XWayland, no window manager)",
         NO_WINDOW => "no window matches --window, or --region is outside every monitor",
         INTERRUPTED => "a second Ctrl-C ended the process at once",
         _ => "",
@@ -86,14 +89,17 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
         if cause.downcast_ref::<UsageError>().is_some() {
             return USAGE;
         }
-        if let Some(e) = cause.downcast_ref::<CaptureError>() {
+        if let Some(e) = cause.downcast_ref::<PlatformError>() {
             return match e {
-                CaptureError::NoDisplay(_) | CaptureError::NoWindowManager => NO_DISPLAY,
-                CaptureError::WindowNotFound { .. } | CaptureError::RegionOffScreen { .. } => {
-                    NO_WINDOW
-                }
-                _ => ERROR,
+                PlatformError::NoDesktop(_) | PlatformError::Unsupported { .. } => NO_DISPLAY,
+                PlatformError::Capture(e) => capture_code(e),
+                PlatformError::NotUnderXWayland { .. } => NO_WINDOW,
+                PlatformError::Keys(InputError::Connect(_)) => NO_DISPLAY,
+                PlatformError::Keys(_) => ERROR,
             };
+        }
+        if let Some(e) = cause.downcast_ref::<CaptureError>() {
+            return capture_code(e);
         }
         let solver_error = cause.downcast_ref::<SolverError>().or_else(|| {
             match cause.downcast_ref::<CompareError>() {
@@ -119,6 +125,15 @@ pub fn for_error(err: &anyhow::Error) -> u8 {
         }
     }
     ERROR
+}
+
+/// The exit code of a capture error: no display or window manager 7, no such window or region 8.
+fn capture_code(e: &CaptureError) -> u8 {
+    match e {
+        CaptureError::NoDisplay(_) | CaptureError::NoWindowManager => NO_DISPLAY,
+        CaptureError::WindowNotFound { .. } | CaptureError::RegionOffScreen { .. } => NO_WINDOW,
+        _ => ERROR,
+    }
 }
 
 /// True when `err` is a write to a closed pipe (the reader of our output went away).
@@ -177,6 +192,23 @@ mod tests {
         assert_eq!(for_error(&e), NO_DISPLAY);
         let e = anyhow::Error::from(CaptureError::WindowGone);
         assert_eq!(for_error(&e), ERROR);
+        let e = anyhow::Error::from(PlatformError::from(CaptureError::NoWindowManager))
+            .context("opening");
+        assert_eq!(for_error(&e), NO_DISPLAY);
+        let e = anyhow::Error::from(PlatformError::NotUnderXWayland {
+            missing: CaptureError::WindowNotFound {
+                wanted: "x".into(),
+                seen: vec![],
+            },
+            advice: "start it under XWayland".into(),
+        })
+        .context("finding the window `x`");
+        assert_eq!(for_error(&e), NO_WINDOW);
+        let text = format!("{e:#}");
+        assert_eq!(text.matches("no window matches").count(), 1, "{text}");
+        assert!(text.ends_with("start it under XWayland"), "{text}");
+        let e = anyhow::Error::from(PlatformError::NoDesktop("Wayland".into()));
+        assert_eq!(for_error(&e), NO_DISPLAY);
         let e = Err::<(), _>(SolverError::UnknownSolver {
             name: "nope".into(),
             known: vec![],

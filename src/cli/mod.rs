@@ -41,7 +41,7 @@ fn top_help() -> String {
         exit::NO_WINDOW,
         exit::INTERRUPTED,
     ]);
-    s.push_str("Each subcommand's --help lists the codes it uses. X11 only (not Wayland).");
+    s.push_str("Each subcommand's --help lists the codes it uses. X11 windows only: an X11 session, or XWayland in a Wayland session.");
     s
 }
 

@@ -6,9 +6,10 @@
 //! stop (window gone, covered, focus lost, key without effect, unreadable board); 7 = no display;
 //! 8 = no such window; 1 = other setup errors; 130 = a second Ctrl-C.
 use super::exit::{self, UsageError};
-use crate::capture::{Rect, RegionSource, SettleOptions};
+use crate::capture::{Rect, SettleOptions};
 use crate::engine::{goal_exponent, Shape, SpawnRule};
 use crate::input::FocusMode;
+use crate::platform;
 use crate::play::live::LiveGame;
 use crate::play::{self, record, OnWin, PlayConfig, Summary, WIN_TILE};
 use crate::solver::{self, SolverConfig};
@@ -398,15 +399,17 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         record::check_dir(dir, args.force).map_err(|e| UsageError(e.to_string()))?;
     }
     let mut reader = t.reader()?;
-    let mut game = LiveGame::open(window, args.focus)
+    let desktop = platform::desktop()?;
+    let mut game = LiveGame::open(&*desktop, window, args.focus)
         .with_context(|| format!("opening the game window `{window}`"))?;
-    let info = game.src.info();
+    let info = game.info();
     let spawn = t.spawn_rule(Some((&info.title, &info.class)));
     let mut solvers = t.solver_maker(spawn, args.goal)?;
     if let Some(r) = t.region {
-        game.region = Some(RegionSource::new(r).context("capturing --region")?);
+        game.set_region(&*desktop, r)
+            .context("capturing --region")?;
     }
-    game.keys.set_failsafe(!args.no_failsafe);
+    game.set_failsafe(!args.no_failsafe);
     let stop = interrupt_flag();
     let cfg = PlayConfig {
         budget: t.solver.budget(Some(stop.clone())),
@@ -425,7 +428,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         ..PlayConfig::default()
     };
     if !args.quiet && !args.json {
-        let i = game.src.info();
+        let i = game.info();
         eprintln!(
             "bot2048: playing `{}` ({}, window {:#x}) with {} (spawns: {spawn}); move the mouse or press Ctrl-C to stop",
             i.title,

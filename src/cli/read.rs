@@ -10,7 +10,8 @@
 //! X display; 8 no such window).
 use super::exit::{self, UsageError};
 use super::output::{check_outputs, write_image, ImageKind};
-use crate::capture::{FrameSource, Rect, RegionSource, WindowSource};
+use crate::capture::{FrameSource, Rect};
+use crate::platform;
 use crate::vision::io::load_image;
 use crate::vision::labels::format_board;
 use crate::vision::{annotate, profile, ReadError, Reader, Reading};
@@ -247,8 +248,9 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
 /// Captures the live frame of `--window` or `--region`: the image, how to name it in messages,
 /// and what to add to the JSON (`window` or `region`).
 fn live_frame(args: &ReadArgs) -> anyhow::Result<(image::RgbaImage, String, serde_json::Value)> {
+    let desktop = platform::desktop()?;
     if let Some(r) = args.region {
-        let mut src = RegionSource::new(r).context("capturing --region")?;
+        let mut src = desktop.region(r).context("capturing --region")?;
         let frame = src.next_frame().context("capturing --region")?;
         let region = json!({ "x": r.x, "y": r.y, "width": r.width, "height": r.height });
         return Ok((
@@ -258,8 +260,9 @@ fn live_frame(args: &ReadArgs) -> anyhow::Result<(image::RgbaImage, String, serd
         ));
     }
     let title = args.window.as_deref().unwrap_or_default();
-    let mut src =
-        WindowSource::find(title).with_context(|| format!("finding the window `{title}`"))?;
+    let mut src = desktop
+        .find(title)
+        .with_context(|| format!("finding the window `{title}`"))?;
     let (frame, above) = src
         .snapshot()
         .with_context(|| format!("capturing the window `{title}`"))?;

@@ -7,7 +7,7 @@
 //! listed (whether or not a board was found), 7 no usable X display or window manager, 2 bad
 //! arguments, 1 other errors.
 use super::exit;
-use crate::capture::window::{list_windows, ListedWindow};
+use crate::platform::{self, ListedWindow};
 use crate::vision::{profile, BoardStatus, Reader, Reading};
 use anyhow::Context;
 use clap::Args;
@@ -53,7 +53,8 @@ pub fn run(args: WindowsArgs) -> anyhow::Result<ExitCode> {
         eprintln!("bot2048: warning: {w}");
     }
     let mut reader = Reader::new(resolved.choice);
-    let listed = list_windows().context("listing the windows")?;
+    let desktop = platform::desktop()?;
+    let listed = desktop.windows().context("listing the windows")?;
     let mut rows = Vec::new();
     // topmost first, as a user sees them
     for w in listed.into_iter().rev() {

@@ -1,20 +1,28 @@
 //! Input stage: arrow keys to the game, and nothing anywhere else.
 //!
 //! - [`KeySink`]: the seam the play loop presses through.
-//! - [`EnigoSink`] (in [`enigo`]): XTEST keys with enigo, each one only after checking over x11rb
-//!   that the game window holds the X input focus (and is the window manager's active window);
-//!   it can give the game focus (`_NET_ACTIVE_WINDOW`, or a click on the board), and it stops when
-//!   the user moves the mouse (the failsafe).
+//! - [`FocusMode`]: what a live sink may do when the game does not have the keyboard focus.
 //! - [`RecordingSink`]: records the keys, for tests. [`NoKeys`]: refuses every key (`advise`).
 //!
-//! XTEST has no target window: the key goes to whatever has the focus, so the focus check right
-//! before each key is what keeps keys inside the game. Keys are sent as press+release
-//! (`Direction::Click`), so none is held between calls; enigo also releases held keys on drop.
+//! The live sinks belong to the platform ([`crate::platform`]; on X11, XTEST keys through enigo,
+//! [`crate::platform::x11::EnigoSink`]). XTEST has no target window: the key goes to whatever
+//! has the focus, so the focus check right before each key is what keeps keys inside the game.
+//! Keys are sent as press+release, so none is held between calls.
 use crate::engine::Move;
 
-pub mod enigo;
-
-pub use self::enigo::{EnigoSink, FocusMode};
+/// What the sink may do when the game does not have the keyboard focus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FocusMode {
+    /// Give the game focus once at the start (window-manager activation); afterwards, a lost focus
+    /// stops the bot (the user took it away).
+    Start,
+    /// Re-activate the game through the window manager whenever it lost focus.
+    Activate,
+    /// Click on the middle of the board whenever it lost focus.
+    Click,
+    /// Never give focus; press only while the game has it.
+    Never,
+}
 
 /// Why a key was not pressed.
 #[derive(Debug, thiserror::Error)]
@@ -41,10 +49,10 @@ pub enum InputError {
     /// This sink presses nothing (advise mode).
     #[error("this key sink presses no keys")]
     Disabled,
-    /// No X display / XTEST connection.
+    /// The keyboard could not be opened (X11: no X display or XTEST connection).
     #[error("cannot open the keyboard: {0}")]
     Connect(String),
-    /// enigo or X failed while sending.
+    /// The platform failed while sending (X11: enigo or the X connection).
     #[error("sending the key failed: {0}")]
     Backend(String),
 }

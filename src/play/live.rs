@@ -1,5 +1,6 @@
-//! [`LiveGame`]: a real game window: frames from [`WindowSource`], keys from [`EnigoSink`], and
-//! the window-level handling of covers and dialogs ([`GameUi`]).
+//! [`LiveGame`]: a real game window: frames, keys and window checks from the platform's
+//! [`GameWindow`] (opened through a [`Desktop`]), and the window-level handling of covers and
+//! dialogs ([`GameUi`]).
 //!
 //! Dialogs are told apart by window class (a dialog of the game shares the game's `WM_CLASS`) and
 //! title, as measured on the real games: gnome-2048 opens an untitled dialog at 2048 (its win
@@ -7,9 +8,10 @@
 //! (closed with its Yes button's letter `y`) and `Game Over` (whose default button, Abort, quits
 //! the game: the bot never presses Return or Escape there).
 use super::{Cover, GameUi};
-use crate::capture::{CaptureError, Frame, FrameSource, Rect, RegionSource, WindowSource};
+use crate::capture::{CaptureError, Frame, FrameSource, Rect};
 use crate::engine::Move;
-use crate::input::{EnigoSink, FocusMode, InputError, KeySink};
+use crate::input::{FocusMode, InputError, KeySink};
+use crate::platform::{Desktop, DialogKey, GameWindow, PlatformError, WindowInfo};
 use std::time::{Duration, Instant};
 
 /// Window titles of the games' game-over and score dialogs.
@@ -22,43 +24,62 @@ pub const QT_WIN_TITLE: &str = "You Win";
 
 /// A live game window.
 pub struct LiveGame {
-    /// Frames of the window.
-    pub src: WindowSource,
-    /// Keys to the window.
-    pub keys: EnigoSink,
-    /// Frames from this screen region instead of the window (`--region`).
-    pub region: Option<RegionSource>,
+    /// Frames, keys and checks of the window.
+    window: Box<dyn GameWindow>,
+    /// Frames from this screen region instead of the window (`--region`), and the region.
+    region: Option<(Box<dyn FrameSource>, Rect)>,
     mode: FocusMode,
 }
 
 impl std::fmt::Debug for LiveGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveGame")
-            .field("src", &self.src)
+            .field("window", self.window.info())
+            .field("region", &self.region.as_ref().map(|r| r.1))
             .field("mode", &self.mode)
             .finish()
     }
 }
 
 impl LiveGame {
-    /// Finds the window (see [`WindowSource::find`]) and opens the keyboard for it.
+    /// Finds the window on `desktop` (see [`Desktop::open`]) and opens the keyboard for it.
     ///
     /// # Errors
-    /// The capture error, or the input error as text inside `CaptureError::Backend`.
-    pub fn open(window: &str, mode: FocusMode) -> Result<LiveGame, CaptureError> {
-        let src = WindowSource::find(window)?;
-        let keys = EnigoSink::new(src.info().id, mode)
-            .map_err(|e| CaptureError::Backend(e.to_string()))?;
+    /// No display or window manager, no such window, no keyboard ([`PlatformError`]).
+    pub fn open(
+        desktop: &dyn Desktop,
+        window: &str,
+        mode: FocusMode,
+    ) -> Result<LiveGame, PlatformError> {
         Ok(LiveGame {
-            src,
-            keys,
+            window: desktop.open(window, mode)?,
             region: None,
             mode,
         })
     }
 
-    fn classify(&self, w: &crate::capture::x11::ClientWindow, has_win_tile: bool) -> Cover {
-        let game = self.src.info();
+    /// Takes frames from `area` of the screen (`--region`, screen pixels) instead of the window;
+    /// the window checks (gone, minimised, covered) and the keys stay the window's.
+    ///
+    /// # Errors
+    /// As [`Desktop::region`].
+    pub fn set_region(&mut self, desktop: &dyn Desktop, area: Rect) -> Result<(), PlatformError> {
+        self.region = Some((desktop.region(area)?, area));
+        Ok(())
+    }
+
+    /// The game window as found (id, title, app, rectangle at that time).
+    pub fn info(&self) -> &WindowInfo {
+        self.window.info()
+    }
+
+    /// Turns the mouse failsafe on or off (`--no-failsafe`).
+    pub fn set_failsafe(&mut self, on: bool) {
+        self.window.set_failsafe(on);
+    }
+
+    fn classify(&self, w: &WindowInfo, has_win_tile: bool) -> Cover {
+        let game = self.window.info();
         let same_app = w.class == game.class && !w.class.is_empty();
         if same_app {
             if GAME_OVER_TITLES.contains(&w.title.as_str()) {
@@ -77,19 +98,19 @@ impl LiveGame {
 impl FrameSource for LiveGame {
     fn next_frame(&mut self) -> Result<Frame, CaptureError> {
         match &mut self.region {
-            Some(r) => {
+            Some((r, _)) => {
                 // the window checks still apply: gone, minimised, covered by another window
-                self.src.rect()?;
+                self.window.rect()?;
                 r.next_frame()
             }
-            None => self.src.next_frame(),
+            None => self.window.next_frame(),
         }
     }
 }
 
 impl KeySink for LiveGame {
     fn press(&mut self, m: Move) -> Result<(), InputError> {
-        self.keys.press(m)
+        self.window.press(m)
     }
 }
 
@@ -98,11 +119,11 @@ impl GameUi for LiveGame {
         if self.mode == FocusMode::Never {
             return Ok(());
         }
-        self.keys.ensure_focus().map_err(|e| e.to_string())?;
+        self.window.ensure_focus().map_err(|e| e.to_string())?;
         let end = Instant::now() + Duration::from_millis(1000);
         while Instant::now() < end {
             if self
-                .src
+                .window
                 .windows_above()
                 .map_err(|e| e.to_string())?
                 .is_empty()
@@ -115,10 +136,10 @@ impl GameUi for LiveGame {
     }
 
     fn board_found(&mut self, grid: Rect) {
-        let Ok(win) = self.src.rect() else { return };
+        let Ok(win) = self.window.rect() else { return };
         // the grid is in frame pixels: the window's, or the --region's
         let (ox, oy) = match &self.region {
-            Some(r) => (r.region().x, r.region().y),
+            Some((_, r)) => (r.x, r.y),
             None => (win.x, win.y),
         };
         let on_root = Rect {
@@ -126,7 +147,7 @@ impl GameUi for LiveGame {
             y: oy + grid.y,
             ..grid
         };
-        self.src.set_watch(Some(Rect {
+        self.window.set_watch(Some(Rect {
             x: on_root.x - win.x,
             y: on_root.y - win.y,
             ..grid
@@ -135,11 +156,11 @@ impl GameUi for LiveGame {
             on_root.x + grid.width as i32 / 2,
             on_root.y + grid.height as i32 / 2,
         );
-        self.keys.set_click_point(Some(centre));
+        self.window.set_click_point(Some(centre));
     }
 
     fn cover(&mut self, has_win_tile: bool) -> Cover {
-        match self.src.windows_above() {
+        match self.window.windows_above() {
             Ok(above) => match above.last() {
                 // a game dialog anywhere above wins over other windows
                 Some(_) => {
@@ -162,30 +183,32 @@ impl GameUi for LiveGame {
     }
 
     fn close_win_dialog(&mut self) -> Result<(), String> {
-        let above = self.src.windows_above().map_err(|e| e.to_string())?;
+        let above = self.window.windows_above().map_err(|e| e.to_string())?;
         let dialog = above
             .iter()
             .rev()
             .find(|w| matches!(self.classify(w, true), Cover::WinDialog(_)))
             .ok_or("no win dialog is open")?;
         if dialog.title == QT_WIN_TITLE {
-            self.keys
-                .key_to(dialog.id, enigo::Key::Unicode('y'))
+            self.window
+                .key_to_dialog(dialog.id, DialogKey::Letter('y'))
                 .map_err(|e| e.to_string())?;
         } else {
-            self.keys.escape_to(dialog.id).map_err(|e| e.to_string())?;
+            self.window
+                .key_to_dialog(dialog.id, DialogKey::Escape)
+                .map_err(|e| e.to_string())?;
         }
         // wait until it is gone, and give the game the focus back
         let end = Instant::now() + Duration::from_millis(1500);
         while Instant::now() < end {
             let still = self
-                .src
+                .window
                 .windows_above()
                 .map_err(|e| e.to_string())?
                 .iter()
                 .any(|w| w.id == dialog.id);
             if !still {
-                return self.keys.ensure_focus().map_err(|e| e.to_string());
+                return self.window.ensure_focus().map_err(|e| e.to_string());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -194,11 +217,11 @@ impl GameUi for LiveGame {
 
     fn click(&mut self, p: (u32, u32)) -> Result<(), String> {
         let r = match &self.region {
-            Some(r) => r.region(),
-            None => self.src.rect().map_err(|e| e.to_string())?,
+            Some((_, r)) => *r,
+            None => self.window.rect().map_err(|e| e.to_string())?,
         };
-        self.keys.ensure_focus().map_err(|e| e.to_string())?;
-        self.keys
+        self.window.ensure_focus().map_err(|e| e.to_string())?;
+        self.window
             .click((r.x + p.0 as i32, r.y + p.1 as i32))
             .map_err(|e| e.to_string())
     }
@@ -207,12 +230,12 @@ impl GameUi for LiveGame {
         if self.mode != FocusMode::Activate {
             return false;
         }
-        if self.src.activate().is_err() {
+        if self.window.activate().is_err() {
             return false;
         }
         let end = Instant::now() + Duration::from_millis(500);
         while Instant::now() < end {
-            if self.src.windows_above().is_ok_and(|a| a.is_empty()) {
+            if self.window.windows_above().is_ok_and(|a| a.is_empty()) {
                 return true;
             }
             std::thread::sleep(Duration::from_millis(20));

@@ -15,25 +15,11 @@
 //!
 //! A key for a dialog of the game ([`EnigoSink::key_to`]) goes out only once that dialog has the
 //! focus; the bot asks for it for up to 2 s.
-use super::{InputError, KeySink};
-use crate::capture::x11::{KeyboardFocus, X11};
+use super::connection::{KeyboardFocus, X11};
 use crate::engine::Move;
+use crate::input::{FocusMode, InputError, KeySink};
 use enigo::{Button, Coordinate, Direction, Enigo, Key, Keyboard, Mouse, Settings};
 use std::time::{Duration, Instant};
-
-/// What the sink may do when the game does not have the keyboard focus.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum FocusMode {
-    /// Give the game focus once at the start (window-manager activation); afterwards, a lost focus
-    /// stops the bot (the user took it away).
-    Start,
-    /// Re-activate the game through the window manager whenever it lost focus.
-    Activate,
-    /// Click on the middle of the board whenever it lost focus.
-    Click,
-    /// Never give focus; press only while the game has it.
-    Never,
-}
 
 /// How long to wait for the focus to arrive after asking for it.
 const FOCUS_WAIT: Duration = Duration::from_millis(500);

@@ -3,7 +3,8 @@
 //!
 //! Monitor capture sees whatever is on top, so nothing can be checked about stacking here; the
 //! settle step still rejects black (covered or blank) boards.
-use super::{map_xcap, CaptureError, Frame, FrameSource, Rect};
+use super::{map_xcap, X11};
+use crate::capture::{CaptureError, Frame, FrameSource, Rect};
 use std::time::Instant;
 
 /// Frames of one rectangle of the screen.
@@ -30,7 +31,7 @@ impl RegionSource {
     /// `NoDisplay`, or [`CaptureError::RegionOffScreen`] (naming every monitor) when no monitor
     /// contains the whole region.
     pub fn new(region: Rect) -> Result<RegionSource, CaptureError> {
-        super::x11::X11::connect()?;
+        X11::connect()?;
         let mut rects = Vec::new();
         for m in xcap::Monitor::all().map_err(map_xcap)? {
             let r = Rect {

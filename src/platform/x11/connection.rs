@@ -5,29 +5,13 @@
 //! EWMH window manager); these queries keep one connection for the whole game, so the per-move
 //! checks (is something above the game? does the game have the keyboard focus? did the user move
 //! the mouse?) cost one round trip each.
-use super::{CaptureError, Rect};
+use crate::capture::{CaptureError, Rect};
+use crate::platform::WindowInfo;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConnectionExt, EventMask, InputFocus, MapState, Window,
 };
 use x11rb::rust_connection::RustConnection;
-
-/// One top-level client window as the window manager lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClientWindow {
-    /// X window id.
-    pub id: u32,
-    /// `_NET_WM_NAME` (or `WM_NAME`), possibly empty.
-    pub title: String,
-    /// `WM_CLASS` class part (xcap's "app name"), possibly empty.
-    pub class: String,
-    /// `WM_CLASS` instance part.
-    pub instance: String,
-    /// Outer rectangle of the client window on the root window, pixels.
-    pub rect: Rect,
-    /// Mapped and viewable.
-    pub viewable: bool,
-}
 
 /// Where the keyboard focus is, as X and the window manager say at one moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,24 +48,17 @@ fn be<E: std::fmt::Display>(e: E) -> CaptureError {
 }
 
 impl X11 {
-    /// Connects to `$DISPLAY`.
+    /// Connects to `$DISPLAY` (an Xorg server, or a Wayland compositor's XWayland: the session
+    /// was checked by [`crate::platform::desktop`]).
     ///
     /// # Errors
     /// [`CaptureError::NoDisplay`] when no X server answers.
     pub fn connect() -> Result<X11, CaptureError> {
-        if std::env::var_os("WAYLAND_DISPLAY").is_some()
-            && std::env::var("XDG_SESSION_TYPE").is_ok_and(|s| s == "wayland")
-        {
-            return Err(CaptureError::NoDisplay(
-                "a Wayland session: bot2048 drives X11 games only (unset WAYLAND_DISPLAY, set XDG_SESSION_TYPE=x11)"
-                    .into(),
-            ));
-        }
         X11::connect_to(None)
     }
 
-    /// Connects to the X display `display` (e.g. `":99"`), or to `$DISPLAY` when `None`, without
-    /// the Wayland check of [`X11::connect`] (tests that drive a display of their own).
+    /// Connects to the X display `display` (e.g. `":99"`), or to `$DISPLAY` when `None`, whatever
+    /// `$DISPLAY` says (tests that drive a display of their own).
     ///
     /// # Errors
     /// [`CaptureError::NoDisplay`] when no X server answers.
@@ -150,7 +127,7 @@ impl X11 {
     ///
     /// # Errors
     /// `Backend` on X errors other than a missing window.
-    pub fn describe(&self, id: u32) -> Result<Option<ClientWindow>, CaptureError> {
+    pub fn describe(&self, id: u32) -> Result<Option<WindowInfo>, CaptureError> {
         let Some(rect) = self.rect(id)? else {
             return Ok(None);
         };
@@ -174,7 +151,7 @@ impl X11 {
             Ok(a) => a.map_state == MapState::VIEWABLE,
             Err(_) => return Ok(None),
         };
-        Ok(Some(ClientWindow {
+        Ok(Some(WindowInfo {
             id,
             title: String::from_utf8_lossy(&title).into_owned(),
             class,
@@ -226,7 +203,7 @@ impl X11 {
     ///
     /// # Errors
     /// As [`X11::stacking`].
-    pub fn clients(&self) -> Result<Vec<ClientWindow>, CaptureError> {
+    pub fn clients(&self) -> Result<Vec<WindowInfo>, CaptureError> {
         let mut out = Vec::new();
         for id in self.stacking()? {
             if let Some(w) = self.describe(id)? {
@@ -241,7 +218,7 @@ impl X11 {
     ///
     /// # Errors
     /// [`CaptureError::WindowGone`], or as [`X11::stacking`].
-    pub fn windows_above(&self, id: u32, area: Rect) -> Result<Vec<ClientWindow>, CaptureError> {
+    pub fn windows_above(&self, id: u32, area: Rect) -> Result<Vec<WindowInfo>, CaptureError> {
         let stack = self.stacking()?;
         let pos = stack
             .iter()

@@ -4,15 +4,16 @@
 //! first checks, over one x11rb connection, that the window still exists, is not minimised and has
 //! no other window stacked above it over the watched area (the board once known, else the whole
 //! window): covered pixels would capture black, and the games' dialogs are windows of their own.
-use super::x11::{ClientWindow, X11};
-use super::{map_xcap, CaptureError, Frame, FrameSource, Rect};
+use super::{map_xcap, X11};
+use crate::capture::{CaptureError, Frame, FrameSource, Rect};
+use crate::platform::{ListedWindow, WindowInfo};
 use std::time::Instant;
 
 /// Frames of one game window.
 pub struct WindowSource {
     x11: X11,
     window: xcap::Window,
-    info: ClientWindow,
+    info: WindowInfo,
     watch: Option<Rect>,
 }
 
@@ -26,7 +27,7 @@ impl std::fmt::Debug for WindowSource {
 }
 
 /// How well a window matches the user's `--window` text; higher is better, 0 = no match.
-fn match_rank(w: &ClientWindow, wanted: &str) -> u8 {
+fn match_rank(w: &WindowInfo, wanted: &str) -> u8 {
     let lw = wanted.to_lowercase();
     if w.title == wanted {
         4
@@ -43,7 +44,7 @@ fn match_rank(w: &ClientWindow, wanted: &str) -> u8 {
 
 /// Picks the window for `wanted` among `clients` (bottom to top): the best rank; among equals,
 /// a viewable one, then the topmost.
-pub fn pick_window<'a>(clients: &'a [ClientWindow], wanted: &str) -> Option<&'a ClientWindow> {
+pub fn pick_window<'a>(clients: &'a [WindowInfo], wanted: &str) -> Option<&'a WindowInfo> {
     clients
         .iter()
         .enumerate()
@@ -82,7 +83,7 @@ impl WindowSource {
     }
 
     /// The game window as found (id, title, class, rectangle at that time).
-    pub fn info(&self) -> &ClientWindow {
+    pub fn info(&self) -> &WindowInfo {
         &self.info
     }
 
@@ -108,7 +109,7 @@ impl WindowSource {
     ///
     /// # Errors
     /// `WindowGone`, `NoWindowManager`, `Backend`.
-    pub fn windows_above(&self) -> Result<Vec<ClientWindow>, CaptureError> {
+    pub fn windows_above(&self) -> Result<Vec<WindowInfo>, CaptureError> {
         let r = self.rect()?;
         self.x11.windows_above(self.info.id, r)
     }
@@ -128,7 +129,7 @@ impl WindowSource {
     ///
     /// # Errors
     /// `WindowGone`, `Minimized`, `NoWindowManager`, `Backend`.
-    pub fn snapshot(&mut self) -> Result<(Frame, Vec<ClientWindow>), CaptureError> {
+    pub fn snapshot(&mut self) -> Result<(Frame, Vec<WindowInfo>), CaptureError> {
         let rect = self.rect()?;
         if self.x11.is_hidden(self.info.id)? {
             return Err(CaptureError::Minimized);
@@ -144,19 +145,6 @@ impl WindowSource {
             above,
         ))
     }
-}
-
-/// One window as [`list_windows`] saw it.
-#[derive(Debug)]
-pub struct ListedWindow {
-    /// Title, app name (`WM_CLASS`), rectangle on the root window, viewable.
-    pub info: ClientWindow,
-    /// The window manager marks it hidden (minimised).
-    pub minimised: bool,
-    /// Titles of the viewable windows stacked above it that overlap it.
-    pub covered_by: Vec<String>,
-    /// A capture of the window (covered parts come back black), or why there is none.
-    pub frame: Result<Frame, CaptureError>,
 }
 
 /// Every top-level window the window manager lists, bottom to top, each captured once when it is
@@ -246,8 +234,8 @@ impl FrameSource for WindowSource {
 mod tests {
     use super::*;
 
-    fn w(id: u32, title: &str, class: &str, viewable: bool) -> ClientWindow {
-        ClientWindow {
+    fn w(id: u32, title: &str, class: &str, viewable: bool) -> WindowInfo {
+        WindowInfo {
             id,
             title: title.into(),
             class: class.into(),
