@@ -80,15 +80,15 @@ import json, sys
 g, j = sys.argv[1], sys.argv[2]
 try:
     s = json.loads(j)
-    print("| {g} | {moves} | {moves_per_sec:.2f} | {key_to_settled_ms:.0f} ms | {desyncs} | {stop_reason} |".format(g=g, **s))
-except ValueError:
-    print(f"| {g} | no summary (see the messages above) | | | | |")
+    print("| {g} | {moves} | {moves_per_sec:.2f} | {key_to_settled_ms:.0f} ms | {decide_depth:.0f} | {ponder_depth:.0f} | {desyncs} | {stop_reason} |".format(g=g, **s))
+except (ValueError, KeyError):
+    print(f"| {g} | no summary (see the messages above) | | | | | | |")
 ' "$game" "$json")$'\n'
   done
   {
     header "$MOVES moves of each real game, one after another" "play --max-moves $MOVES --json"
-    echo "| game | moves | moves/s | key → settled (median) | desyncs | stop |"
-    echo "| --- | --- | --- | --- | --- | --- |"
+    echo "| game | moves | moves/s | key → settled (median) | decision depth (median) | depth pondered during the animation (median) | desyncs | stop |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
     printf '%s' "$rows"
   } | put_block play
 }

@@ -202,16 +202,15 @@ impl ProgressLines {
     /// Prints a line every [`PROGRESS_LINE_SECS`] until [`ProgressLines::finish`].
     fn tick_until_done(&self) {
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
+        // (checked before each wait: a finish that came before this thread first waited would
+        // otherwise be a lost wake-up, and a short sim would sit 30 s and print a stale line)
+        while !*done {
             let (d, timeout) = self
                 .wake
                 .wait_timeout(done, Duration::from_secs(PROGRESS_LINE_SECS))
                 .unwrap_or_else(|e| e.into_inner());
             done = d;
-            if *done {
-                return;
-            }
-            if timeout.timed_out() {
+            if !*done && timeout.timed_out() {
                 let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 eprintln!(
                     "sim: {}/{} games after {} s{}",
