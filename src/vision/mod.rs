@@ -293,6 +293,16 @@ impl Prepared {
     }
 }
 
+/// A grid found with a profile, and its reading.
+struct ProfileFind {
+    /// Index of the profile in [`Reader::profiles`].
+    profile: usize,
+    /// (cells read, total confidence, grid fit): what makes one find better than another.
+    key: (usize, f32, f32),
+    /// The reading of the grid.
+    reading: Reading,
+}
+
 /// Where the board was last found.
 #[derive(Clone, Copy, Debug)]
 enum Tracking {
@@ -541,28 +551,12 @@ impl Reader {
         reading
     }
 
-    /// [`Reader::read`], without keeping whether cells were read without the profile.
+    /// [`Reader::read`], without keeping whether cells were read without the profile: the
+    /// anchor, then the remembered grid, then a search with every profile, without one, and for
+    /// a board without gaps.
     fn read_board(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
-        if let Some(anchor) = self.anchor {
-            let shape = |t: Tracking| match t {
-                Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
-                    Some((grid.rows, grid.cols))
-                }
-                Tracking::Lost => None,
-            };
-            // a grid of another shape, or one found without a profile where the anchor has one
-            // (a frame inside an animation can read better without one: the game's own profile
-            // and its animation look would then be lost for the rest of the game)
-            let profiled = |t: Tracking| matches!(t, Tracking::Acquired { .. });
-            if shape(self.tracking) != shape(anchor)
-                || (profiled(anchor) && !profiled(self.tracking))
-            {
-                let fill = self.fill_tracked || self.fill_until_anchor;
-                if let Some(reading) = self.read_tracked(img, anchor, fill) {
-                    self.tracking = anchor;
-                    return Ok(reading);
-                }
-            }
+        if let Some(reading) = self.read_anchor(img) {
+            return Ok(reading);
         }
         // after the grid was forgotten (in play: a read that disagreed with the mirror or was
         // unreadable) until a read is confirmed, or for good once a read that needed it was, a
@@ -572,8 +566,59 @@ impl Reader {
             return Ok(reading);
         }
         self.tracking = Tracking::Lost;
-        // Best = most cells read, then highest total confidence, then best grid fit.
-        let mut best: Option<(usize, (usize, f32, f32), Reading)> = None;
+        let best = self.search_profiles(img);
+        let complete = best.as_ref().is_some_and(|b| b.reading.issues.is_empty());
+        if self.freeform && !complete {
+            if let Some(reading) = self.search_freeform(img, best.as_ref()) {
+                return Ok(reading);
+            }
+        }
+        if best.is_none() {
+            if let Some(found) = self.read_gapless(img) {
+                return found;
+            }
+        }
+        match best {
+            Some(found) => {
+                let i = found.profile;
+                tracing::debug!(profile = %self.profiles[i].profile.name, "grid found");
+                self.tracking = Tracking::Acquired {
+                    grid: found.reading.grid,
+                    profile: i,
+                    size: img.dimensions(),
+                };
+                Ok(found.reading)
+            }
+            None => Err(self.no_board()),
+        }
+    }
+
+    /// The reading on the anchor, when the remembered grid has another shape, or was found
+    /// without a profile where the anchor has one (a frame inside an animation can read better
+    /// without one: the game's own profile and its animation look would then be lost for the
+    /// rest of the game). Tracks the anchor again when it reads.
+    fn read_anchor(&mut self, img: &RgbaImage) -> Option<Reading> {
+        let anchor = self.anchor?;
+        let shape = |t: Tracking| match t {
+            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
+                Some((grid.rows, grid.cols))
+            }
+            Tracking::Lost => None,
+        };
+        let profiled = |t: Tracking| matches!(t, Tracking::Acquired { .. });
+        if shape(self.tracking) == shape(anchor) && (!profiled(anchor) || profiled(self.tracking)) {
+            return None;
+        }
+        let fill = self.fill_tracked || self.fill_until_anchor;
+        let reading = self.read_tracked(img, anchor, fill)?;
+        self.tracking = anchor;
+        Some(reading)
+    }
+
+    /// The best reading of a grid found with a profile: most cells read, then highest total
+    /// confidence, then best grid fit.
+    fn search_profiles(&self, img: &RgbaImage) -> Option<ProfileFind> {
+        let mut best: Option<ProfileFind> = None;
         for (i, p) in self.profiles.iter().enumerate() {
             let colours: Vec<Rgb> = p.variants.iter().map(|v| v.0).collect();
             let Some(fit) = grid::find_grid(img, &colours, p.board_tolerance(), None) else {
@@ -584,67 +629,60 @@ impl Reader {
             let key = (readable, total, fit.contrast);
             let better = match &best {
                 None => true,
-                Some((_, k, _)) => {
+                Some(ProfileFind { key: k, .. }) => {
                     key.0 > k.0
                         || (key.0 == k.0
                             && (key.1 > k.1 + 1e-3 || (key.1 >= k.1 - 1e-3 && key.2 > k.2)))
                 }
             };
             if better {
-                best = Some((i, key, reading));
-            }
-        }
-        let complete = best.as_ref().is_some_and(|b| b.2.issues.is_empty());
-        if self.freeform && !complete {
-            if let Some((grid, board, _)) = freeform::find(img) {
-                let mut reading = self.read_freeform(img, grid);
-                if let Some((_, _, prof)) = &best {
-                    overrule(&mut reading, prof);
-                }
-                let (readable, _) = reading.quality();
-                if best.as_ref().is_none_or(|b| readable > b.1 .0) {
-                    tracing::debug!(readable, "grid found without a profile");
-                    self.tracking = Tracking::Freeform {
-                        grid,
-                        board,
-                        size: img.dimensions(),
-                    };
-                    return Ok(reading);
-                }
-            }
-        }
-        if best.is_none() {
-            if let Some(found) = self.read_gapless(img) {
-                return found;
-            }
-        }
-        match best {
-            Some((i, _, reading)) => {
-                tracing::debug!(profile = %self.profiles[i].profile.name, "grid found");
-                self.tracking = Tracking::Acquired {
-                    grid: reading.grid,
+                best = Some(ProfileFind {
                     profile: i,
-                    size: img.dimensions(),
-                };
-                Ok(reading)
-            }
-            _ => {
-                let names: Vec<&str> = self
-                    .profiles
-                    .iter()
-                    .map(|p| p.profile.name.as_str())
-                    .collect();
-                let extra = if self.freeform {
-                    ", and without a profile"
-                } else {
-                    ""
-                };
-                Err(ReadError::NoBoard(format!(
-                    "looked for the board of profile(s) {}{extra}",
-                    names.join(", ")
-                )))
+                    key,
+                    reading,
+                });
             }
         }
+        best
+    }
+
+    /// A read without a profile, taken (and tracked) when it reads more cells than the best
+    /// profile's read `best`, whose cells overrule it where they are read.
+    fn search_freeform(&mut self, img: &RgbaImage, best: Option<&ProfileFind>) -> Option<Reading> {
+        let (grid, board, _) = freeform::find(img)?;
+        let mut reading = self.read_freeform(img, grid);
+        if let Some(prof) = best {
+            overrule(&mut reading, &prof.reading);
+        }
+        let (readable, _) = reading.quality();
+        if best.is_some_and(|b| readable <= b.key.0) {
+            return None;
+        }
+        tracing::debug!(readable, "grid found without a profile");
+        self.tracking = Tracking::Freeform {
+            grid,
+            board,
+            size: img.dimensions(),
+        };
+        Some(reading)
+    }
+
+    /// The error when no board is found, naming what was looked for.
+    fn no_board(&self) -> ReadError {
+        let names: Vec<&str> = self
+            .profiles
+            .iter()
+            .map(|p| p.profile.name.as_str())
+            .collect();
+        let extra = if self.freeform {
+            ", and without a profile"
+        } else {
+            ""
+        };
+        ReadError::NoBoard(format!(
+            "looked for the board of profile(s) {}{extra}",
+            names.join(", ")
+        ))
     }
 
     /// Reads a board drawn without gaps between its cells ([`gapless`]): the first board-like
