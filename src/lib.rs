@@ -16,11 +16,13 @@
 //! - [`input`]: the `KeySink` trait: arrow keys to the verified game window (enigo), or recorded.
 //! - [`play`]: the loop capture → read → mirror → solve → key → verify.
 //! - [`cli`]: the `bot2048` subcommands.
+//! - [`fsio`]: every file the crate writes, written atomically.
 #![warn(missing_docs)]
 
 pub mod capture;
 pub mod cli;
 pub mod engine;
+pub mod fsio;
 pub mod input;
 pub mod play;
 pub mod sim;
