@@ -114,6 +114,28 @@ pub fn write_bytes(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), 
     write_atomic(path, existing, |w| w.write_all(bytes))
 }
 
+/// [`write_atomic`] of `img` encoded as PNG (the encoder `image`'s own `save` uses).
+///
+/// # Errors
+/// As [`write_atomic`]; an encoding error is a [`WriteError::Io`].
+pub fn write_png(
+    path: &Path,
+    img: &image::RgbaImage,
+    existing: Existing,
+) -> Result<(), WriteError> {
+    use image::ImageEncoder;
+    write_atomic(path, existing, |w| {
+        image::codecs::png::PngEncoder::new(w)
+            .write_image(
+                img.as_raw(),
+                img.width(),
+                img.height(),
+                image::ExtendedColorType::Rgba8,
+            )
+            .map_err(io::Error::other)
+    })
+}
+
 /// Creates `tmp` (refusing one that exists), fills it, flushes and syncs it.
 fn write_temp(
     tmp: &Path,
