@@ -6,7 +6,7 @@ use crate::input::InputError;
 use serde::Serialize;
 
 /// Why the loop stopped.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// No legal move is left (the mirror's board), or the game shows its game-over state.
