@@ -64,11 +64,8 @@ use stop::Stop;
 pub type SolverFor<'a> = dyn FnMut(Shape) -> Result<Box<dyn Solver>, SolverError> + 'a;
 
 /// After a key, a frame still for this long (ms) is used at once when it reads as exactly the
-/// mirror's afterstate plus one new 2 or 4 ([`SettleOptions::early_quiet_ms`]). Measured on the
-/// real games, medians of key to used frame over runs of 150 moves: 2048-qt 144–146 ms at 5 ms
-/// against 161–170 ms at 10 ms and 182 ms at 30 ms; gnome-2048 243–244 against 255 and 311 ms;
-/// the web game 179–258 against 245–246 and 363 ms (it varies run to run). 0 desyncs and
-/// 0 retries in all of them (1,200 moves at 5 ms).
+/// mirror's afterstate plus one new 2 or 4 ([`SettleOptions::early_quiet_ms`]). The shortest of
+/// the values tried on the real games (BENCHMARKS.md, "Constants of the code").
 pub const DEFAULT_EARLY_MS: u64 = 5;
 
 /// Knobs of [`play`].
