@@ -1087,7 +1087,7 @@ fn a_game_that_stops_at_2048_with_no_new_tile_is_won_not_a_desync() {
             &cfg,
         );
         assert_eq!(s.stop_reason, StopReason::Won, "{on_win:?}: {s:?}");
-        assert_eq!(s.stop_reason.exit_code(), 0);
+        assert_eq!(bot2048::cli::exit::for_stop(&s.stop_reason), 0);
         assert_eq!((s.moves, s.score, s.desyncs), (1, 2060, 0));
         assert_eq!(s.final_board, afterstate);
         assert!(s.final_read_matches);

@@ -444,7 +444,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         &cfg,
     );
     print_summary(&summary, args.json);
-    Ok(ExitCode::from(summary.stop_reason.exit_code()))
+    Ok(ExitCode::from(exit::for_stop(&summary.stop_reason)))
 }
 
 /// Takes each profile's slide time from the game's own setting where the profile names one
