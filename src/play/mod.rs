@@ -68,6 +68,31 @@ pub type SolverFor<'a> = dyn FnMut(Shape) -> Result<Box<dyn Solver>, SolverError
 /// the values tried on the real games (BENCHMARKS.md, "Constants of the code").
 pub const DEFAULT_EARLY_MS: u64 = 5;
 
+/// Receives the loop's progress line before each move and once at the end: a status line that
+/// starts with `\r` and has no newline, e.g. `\rmoves    12  score      36  max      8   1.20
+/// moves/s  desyncs 0  retries 0`. The caller decides where it goes (`bot2048 play` prints it on
+/// a terminal's stderr, and a newline after [`play`] returns).
+#[derive(Clone)]
+pub struct ProgressSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl ProgressSink {
+    /// A sink calling `f` with each line.
+    pub fn new(f: impl Fn(&str) + Send + Sync + 'static) -> ProgressSink {
+        ProgressSink(Arc::new(f))
+    }
+
+    /// Hands `line` to the sink.
+    pub fn send(&self, line: &str) {
+        (self.0)(line)
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
 /// Knobs of [`play`].
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
@@ -86,8 +111,8 @@ pub struct PlayConfig {
     pub rereads: u32,
     /// Presses of the same key after it had no visible effect, before stopping.
     pub key_retries: u32,
-    /// Print a progress line on stderr.
-    pub progress: bool,
+    /// Where the progress line goes (`None`: nowhere); the library prints nothing itself.
+    pub progress: Option<ProgressSink>,
     /// Where to write frames and the log (`--record`).
     pub record: Option<PathBuf>,
     /// Replace a recording already in `record` (`--force`); otherwise such a directory is refused.
@@ -118,7 +143,7 @@ impl Default for PlayConfig {
             },
             rereads: 4,
             key_retries: 3,
-            progress: false,
+            progress: None,
             record: None,
             record_force: false,
             record_max_bytes: None,

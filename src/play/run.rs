@@ -64,18 +64,17 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Hands the progress line to [`PlayConfig::progress`], if any.
     fn progress(&self) {
-        if self.cfg.progress {
-            eprint!("{}", self.tally.progress_line(self.board.as_ref()));
+        if let Some(sink) = &self.cfg.progress {
+            sink.send(&self.tally.progress_line(self.board.as_ref()));
         }
     }
 
-    /// The summary of the run that ended with `stop`; finishes the recording.
+    /// The summary of the run that ended with `stop`; finishes the recording (a failure to is
+    /// [`Summary::recording_error`]).
     pub fn finish(mut self, stop: Stop) -> Summary {
-        if self.cfg.progress {
-            self.progress();
-            eprintln!();
-        }
+        self.progress();
         let mut rec = self.rec.take();
         let mut capped = None;
         if let Some(r) = &mut rec {
@@ -95,7 +94,7 @@ impl<'a> Run<'a> {
         s.frames_capped_from = capped;
         if let Some(r) = &mut rec {
             if let Err(e) = r.finish(&s) {
-                eprintln!("bot2048: warning: the recording is incomplete: {e}");
+                s.recording_error = Some(e);
             }
         }
         s
