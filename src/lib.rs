@@ -17,6 +17,7 @@
 //! - [`play`]: the loop capture → read → mirror → solve → key → verify.
 //! - [`cli`]: the `bot2048` subcommands.
 //! - [`fsio`]: every file the crate writes, written atomically.
+//! - [`stats`]: medians, quantiles and means, for `sim`'s summaries and `play`'s.
 #![warn(missing_docs)]
 
 pub mod capture;
@@ -27,4 +28,5 @@ pub mod input;
 pub mod play;
 pub mod sim;
 pub mod solver;
+pub mod stats;
 pub mod vision;

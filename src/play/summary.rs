@@ -2,7 +2,7 @@
 use super::mirror::{self, ReadGrid};
 use super::stop::{Stop, StopReason};
 use crate::engine::{AnyBoard, Position, Shape};
-use crate::sim::stats;
+use crate::stats;
 use serde::Serialize;
 use std::time::Instant;
 

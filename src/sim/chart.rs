@@ -13,9 +13,9 @@
 //! loads no system font. plotters draws into an RGB buffer ([`BitMapBackend::with_buffer`]);
 //! our `image` crate encodes the PNG.
 use super::compare::SolverRun;
-use super::stats;
 use super::{summarize_with, SimConfig};
 use crate::fsio::{self, Existing, WriteError};
+use crate::stats;
 use image::{ImageFormat, RgbImage};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
