@@ -210,7 +210,7 @@ pub struct LogLine {
 #[derive(Clone, Debug)]
 pub enum LogRecord {
     /// A frame line (it has `seq`).
-    Frame(LogLine),
+    Frame(Box<LogLine>),
     /// An event line (no `seq`).
     Event(LogEvent),
 }
@@ -227,7 +227,7 @@ impl LogRecord {
             seq: Option<serde::de::IgnoredAny>,
         }
         match serde_json::from_str::<Kind>(line)?.seq {
-            Some(_) => serde_json::from_str(line).map(LogRecord::Frame),
+            Some(_) => serde_json::from_str(line).map(|l| LogRecord::Frame(Box::new(l))),
             None => serde_json::from_str(line).map(LogRecord::Event),
         }
     }

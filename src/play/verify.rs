@@ -7,7 +7,7 @@
 //! followed on the engine's boards, and a cell the log has as `null` (unread) is taken from the
 //! engine. The first step that does not fit ends the check with a [`Misfit`] naming the move and
 //! the cells.
-use super::record::{LogEvent, LogRecord};
+use super::record::{LogEvent, LogLine, LogRecord};
 use crate::engine::{AnyBoard, Move, Position, SpawnRule};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -160,7 +160,7 @@ fn read_log(dir: &Path) -> Result<Log, VerifyError> {
             ),
             None => None,
         };
-        let (seq, read) = (line.seq, line.read);
+        let LogLine { seq, read, .. } = *line;
         frames.push((
             FrameLine { seq, read, chosen },
             std::mem::take(&mut pending),
