@@ -265,6 +265,52 @@ impl LogLine {
     }
 }
 
+/// The background writer: writes each queued frame and line until the channel closes, leaving
+/// out the frames past `max_bytes` (with a `frames_capped` event at the first).
+fn write_jobs(
+    rx: mpsc::Receiver<Job>,
+    mut log: std::fs::File,
+    max_bytes: Option<u64>,
+) -> WriterEnd {
+    let mut capped: Option<u64> = None;
+    let mut first_err = None;
+    let mut bytes = 0u64;
+    let line = |log: &mut std::fs::File, s: &str| {
+        writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}"))
+    };
+    for job in rx {
+        let r = match job {
+            Job::Frame(seq, path, img) => match max_bytes.filter(|&m| bytes >= m) {
+                Some(max) if capped.is_none() => {
+                    capped = Some(seq);
+                    let ev = LogEvent::FramesCapped {
+                        from_seq: seq,
+                        bytes,
+                        max_bytes: max,
+                    };
+                    let s = serde_json::to_string(&ev).unwrap_or_default();
+                    line(&mut log, &s)
+                }
+                Some(_) => Ok(()),
+                None => fsio::write_png(&path, &img, Existing::Replace)
+                    .map_err(|e| e.to_string())
+                    .map(|()| {
+                        bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+                    }),
+            },
+            Job::Line(s) => line(&mut log, &s),
+        };
+        if let Err(e) = r {
+            first_err.get_or_insert(e);
+        }
+    }
+    if let Err(e) = log.flush() {
+        return (Err(e.to_string()), capped);
+    }
+    (first_err.map_or(Ok(()), Err), capped)
+}
+
+/// A write queued for the background writer.
 enum Job {
     Frame(u64, PathBuf, image::RgbaImage),
     Line(String),
@@ -316,52 +362,12 @@ impl Recorder {
             source,
         })?;
         let log_path = dir.join("log.jsonl");
-        let mut log = std::fs::File::create(&log_path).map_err(|source| RecordError::Io {
+        let log = std::fs::File::create(&log_path).map_err(|source| RecordError::Io {
             path: log_path,
             source,
         })?;
         let (tx, rx) = mpsc::channel::<Job>();
-        let worker = std::thread::spawn(move || -> WriterEnd {
-            let mut capped: Option<u64> = None;
-            let mut first_err = None;
-            let mut bytes = 0u64;
-            let line = |log: &mut std::fs::File, s: &str| {
-                writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}"))
-            };
-            for job in rx {
-                let r = match job {
-                    Job::Frame(seq, path, img) => {
-                        let over = max_bytes.filter(|&m| bytes >= m);
-                        match over {
-                            Some(max) if capped.is_none() => {
-                                capped = Some(seq);
-                                let ev = LogEvent::FramesCapped {
-                                    from_seq: seq,
-                                    bytes,
-                                    max_bytes: max,
-                                };
-                                let s = serde_json::to_string(&ev).unwrap_or_default();
-                                line(&mut log, &s)
-                            }
-                            Some(_) => Ok(()),
-                            None => fsio::write_png(&path, &img, Existing::Replace)
-                                .map_err(|e| e.to_string())
-                                .map(|()| {
-                                    bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
-                                }),
-                        }
-                    }
-                    Job::Line(s) => line(&mut log, &s),
-                };
-                if let Err(e) = r {
-                    first_err.get_or_insert(e);
-                }
-            }
-            if let Err(e) = log.flush() {
-                return (Err(e.to_string()), capped);
-            }
-            (first_err.map_or(Ok(()), Err), capped)
-        });
+        let worker = std::thread::spawn(move || write_jobs(rx, log, max_bytes));
         Ok(Recorder {
             dir: dir.to_path_buf(),
             tx: Some(tx),
