@@ -193,15 +193,7 @@ pub fn check(dir: &Path, rule: SpawnRule) -> Result<Report, VerifyError> {
         trailing_events,
     };
     let (first, _) = &frames[0];
-    let start_rows: Option<Vec<Vec<u64>>> = first
-        .read
-        .iter()
-        .map(|r| r.iter().copied().collect())
-        .collect();
-    let board = start_rows
-        .as_ref()
-        .and_then(|r| AnyBoard::from_rows(r).ok());
-    let (Some(mut board), Some(rows)) = (board, start_rows) else {
+    let Some((mut board, rows)) = start_board(first) else {
         report.misfit = Some(Misfit {
             number: 0,
             key: None,
@@ -253,6 +245,18 @@ pub fn check(dir: &Path, rule: SpawnRule) -> Result<Report, VerifyError> {
     }
     report.unverified_last = chosen;
     Ok(report)
+}
+
+/// The start board of the first frame line and its rows, when every cell was read and the shape
+/// is valid.
+fn start_board(first: &FrameLine) -> Option<(AnyBoard, Vec<Vec<u64>>)> {
+    let rows: Vec<Vec<u64>> = first
+        .read
+        .iter()
+        .map(|r| r.iter().copied().collect())
+        .collect::<Option<_>>()?;
+    let board = AnyBoard::from_rows(&rows).ok()?;
+    Some((board, rows))
 }
 
 /// The board after `key` on `before` and the one new tile that `read` shows, the points gained
