@@ -571,96 +571,145 @@ fn check_crc(r: &mut CrcReader<BufReader<File>>, path: &Path) -> Result<(), Load
     Ok(())
 }
 
+/// Reads the header after the magic number, field by field, checking each.
+///
+/// # Errors
+/// [`LoadError::Truncated`] for a file that ends inside it, [`LoadError::Version`],
+/// [`LoadError::Corrupt`] naming the bad field, [`LoadError::Io`].
 fn read_header(
     r: &mut CrcReader<BufReader<File>>,
     path: &Path,
     file_len: u64,
 ) -> Result<Header, LoadError> {
-    let short = |e: io::Error| match e.kind() {
-        io::ErrorKind::UnexpectedEof => LoadError::Truncated {
-            path: path.to_path_buf(),
-            found: file_len,
-            expected: None,
-        },
-        _ => LoadError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        },
-    };
-    let corrupt = |reason: String| LoadError::Corrupt {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let version = u32::from_le_bytes(read_array(r).map_err(short)?);
+    let h = HeaderReader { path, file_len };
+    let version = u32::from_le_bytes(read_array(r).map_err(|e| h.short(e))?);
     if version != FORMAT_VERSION {
         return Err(LoadError::Version {
             path: path.to_path_buf(),
             found: version,
         });
     }
-    let spec_len = u32::from_le_bytes(read_array(r).map_err(short)?);
-    if spec_len > MAX_SPEC_LEN {
-        return Err(corrupt(format!(
-            "spec length {spec_len} (at most {MAX_SPEC_LEN})"
-        )));
-    }
-    let mut spec = vec![0u8; spec_len as usize];
-    r.read_exact(&mut spec).map_err(short)?;
-    let spec = String::from_utf8(spec).map_err(|_| corrupt("the spec is not UTF-8".into()))?;
-    let spec: Spec = spec
-        .parse()
-        .map_err(|e: SpecError| corrupt(format!("bad spec {spec:?}: {e}")))?;
-    let [enc, comp, extra, reserved] = read_array(r).map_err(short)?;
-    let encoding = match enc {
-        0 => Encoding::F32,
-        1 => Encoding::I16,
-        e => return Err(corrupt(format!("unknown encoding {e}"))),
-    };
-    let compressed = match comp {
-        0 => false,
-        1 => true,
-        c => return Err(corrupt(format!("unknown compression {c}"))),
-    };
-    if reserved != 0 {
-        return Err(corrupt("the reserved byte is not zero".into()));
-    }
-    if !matches!(extra, 0 | 2) || (extra > 0 && encoding != Encoding::F32) {
-        return Err(corrupt(format!(
-            "{extra} extra tables in {encoding:?} (0, or 2 in f32)"
-        )));
-    }
-    let games = u64::from_le_bytes(read_array(r).map_err(short)?);
-    let note_len = u32::from_le_bytes(read_array(r).map_err(short)?);
-    if note_len > MAX_NOTE_LEN {
-        return Err(corrupt(format!(
-            "note length {note_len} (at most {MAX_NOTE_LEN})"
-        )));
-    }
-    let mut note = vec![0u8; note_len as usize];
-    r.read_exact(&mut note).map_err(short)?;
-    let note = String::from_utf8_lossy(&note).into_owned();
-    let payload_len = u64::from_le_bytes(read_array(r).map_err(short)?);
-    let raw_len = match encoding {
-        Encoding::F32 => 4 * spec.weight_count() as u64,
-        Encoding::I16 => 4 * spec.table_count() as u64 + 2 * spec.weight_count() as u64,
-    };
-    let raw_len = raw_len * (1 + extra as u64);
-    if !compressed && payload_len != raw_len {
-        return Err(corrupt(format!(
-            "payload of {payload_len} bytes; the spec's weights need {raw_len}"
-        )));
-    }
+    let (spec, spec_len) = h.spec(r)?;
+    let (encoding, compressed, extra) = h.layout(r)?;
+    let games = u64::from_le_bytes(read_array(r).map_err(|e| h.short(e))?);
+    let (note, note_len) = h.note(r)?;
+    let payload_len = u64::from_le_bytes(read_array(r).map_err(|e| h.short(e))?);
+    h.check_payload_len(&spec, encoding, compressed, extra, payload_len)?;
     let header_len = 8 + 4 + 4 + spec_len as u64 + 4 + 8 + 4 + note_len as u64 + 8;
     Ok(Header {
         spec,
         encoding,
         compressed,
-        extra: extra as usize,
+        extra,
         games,
         note,
         payload_len,
         header_len,
     })
+}
+
+/// The file whose header is read, for the errors of its fields.
+struct HeaderReader<'a> {
+    path: &'a Path,
+    file_len: u64,
+}
+
+impl HeaderReader<'_> {
+    /// A read that failed: the file ends inside the header, or an I/O error.
+    fn short(&self, e: io::Error) -> LoadError {
+        match e.kind() {
+            io::ErrorKind::UnexpectedEof => LoadError::Truncated {
+                path: self.path.to_path_buf(),
+                found: self.file_len,
+                expected: None,
+            },
+            _ => LoadError::Io {
+                path: self.path.to_path_buf(),
+                source: e,
+            },
+        }
+    }
+
+    /// A field that is not what the format allows.
+    fn corrupt(&self, reason: String) -> LoadError {
+        LoadError::Corrupt {
+            path: self.path.to_path_buf(),
+            reason,
+        }
+    }
+
+    /// The spec and its length in bytes.
+    fn spec(&self, r: &mut impl Read) -> Result<(Spec, u32), LoadError> {
+        let spec_len = u32::from_le_bytes(read_array(r).map_err(|e| self.short(e))?);
+        if spec_len > MAX_SPEC_LEN {
+            return Err(self.corrupt(format!("spec length {spec_len} (at most {MAX_SPEC_LEN})")));
+        }
+        let mut spec = vec![0u8; spec_len as usize];
+        r.read_exact(&mut spec).map_err(|e| self.short(e))?;
+        let spec =
+            String::from_utf8(spec).map_err(|_| self.corrupt("the spec is not UTF-8".into()))?;
+        let spec: Spec = spec
+            .parse()
+            .map_err(|e: SpecError| self.corrupt(format!("bad spec {spec:?}: {e}")))?;
+        Ok((spec, spec_len))
+    }
+
+    /// The payload's encoding, whether it is compressed, and its count of extra tables.
+    fn layout(&self, r: &mut impl Read) -> Result<(Encoding, bool, usize), LoadError> {
+        let [enc, comp, extra, reserved] = read_array(r).map_err(|e| self.short(e))?;
+        let encoding = match enc {
+            0 => Encoding::F32,
+            1 => Encoding::I16,
+            e => return Err(self.corrupt(format!("unknown encoding {e}"))),
+        };
+        let compressed = match comp {
+            0 => false,
+            1 => true,
+            c => return Err(self.corrupt(format!("unknown compression {c}"))),
+        };
+        if reserved != 0 {
+            return Err(self.corrupt("the reserved byte is not zero".into()));
+        }
+        if !matches!(extra, 0 | 2) || (extra > 0 && encoding != Encoding::F32) {
+            return Err(self.corrupt(format!(
+                "{extra} extra tables in {encoding:?} (0, or 2 in f32)"
+            )));
+        }
+        Ok((encoding, compressed, extra as usize))
+    }
+
+    /// The note (lossy UTF-8) and its length in bytes.
+    fn note(&self, r: &mut impl Read) -> Result<(String, u32), LoadError> {
+        let note_len = u32::from_le_bytes(read_array(r).map_err(|e| self.short(e))?);
+        if note_len > MAX_NOTE_LEN {
+            return Err(self.corrupt(format!("note length {note_len} (at most {MAX_NOTE_LEN})")));
+        }
+        let mut note = vec![0u8; note_len as usize];
+        r.read_exact(&mut note).map_err(|e| self.short(e))?;
+        Ok((String::from_utf8_lossy(&note).into_owned(), note_len))
+    }
+
+    /// An uncompressed payload must be exactly the spec's weights (and extra tables).
+    fn check_payload_len(
+        &self,
+        spec: &Spec,
+        encoding: Encoding,
+        compressed: bool,
+        extra: usize,
+        payload_len: u64,
+    ) -> Result<(), LoadError> {
+        let raw_len = match encoding {
+            Encoding::F32 => 4 * spec.weight_count() as u64,
+            Encoding::I16 => 4 * spec.table_count() as u64 + 2 * spec.weight_count() as u64,
+        };
+        let raw_len = raw_len * (1 + extra as u64);
+        if !compressed && payload_len != raw_len {
+            return Err(self.corrupt(format!(
+                "payload of {payload_len} bytes; the spec's weights need {raw_len}"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Reads the spec's weights from a decompressed payload.
