@@ -17,14 +17,18 @@
 //! - [`platform`]: the desktop (X11, also under XWayland): windows, frames, keys, focus checks.
 //! - [`play`]: the loop capture → read → mirror → solve → key → verify.
 //! - [`cli`]: the `bot2048` subcommands.
+//! - [`fsio`]: every file the crate writes, written atomically.
+//! - [`stats`]: medians, quantiles and means, for `sim`'s summaries and `play`'s.
 #![warn(missing_docs)]
 
 pub mod capture;
 pub mod cli;
 pub mod engine;
+pub mod fsio;
 pub mod input;
 pub mod platform;
 pub mod play;
 pub mod sim;
 pub mod solver;
+pub mod stats;
 pub mod vision;

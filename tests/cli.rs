@@ -542,6 +542,7 @@ fn the_play_summary_speaks_words_not_enum_names() {
         wins_continued: 0,
         dump: None,
         frames_capped_from: Some(17),
+        recording_error: None,
         shape: None,
     };
     let t = summary_text(&s);

@@ -15,6 +15,7 @@ use bot2048::capture::ReplaySource;
 use bot2048::engine::{AnyBoard, Move, Position, Shape, SpawnRule};
 use bot2048::input::RecordingSink;
 use bot2048::play::mirror::{self, Verdict};
+use bot2048::play::record::LogEvent;
 use bot2048::play::{play, verify, PlayConfig, ReplayGame, StopReason};
 use bot2048::solver::{Budget, Decision, Solver, SolverError};
 use bot2048::vision::{Profile, ProfileChoice, Reader};
@@ -441,11 +442,17 @@ fn a_dropped_key_after_an_early_frame_is_pressed_again_once_the_board_holds_stil
     assert_eq!((report.steps.len(), report.misfit.clone()), (12, None));
     assert_eq!(report.steps[5].key, Move::Left);
     assert!(
-        report.steps[5].events.iter().any(|e| e["event"] == "retry"),
+        report.steps[5]
+            .events
+            .iter()
+            .any(|e| matches!(e, LogEvent::Retry { .. })),
         "{:?}",
         report.steps[5]
     );
-    assert_eq!(report.trailing_events.last().unwrap()["event"], "stop");
+    assert!(matches!(
+        report.trailing_events.last(),
+        Some(LogEvent::Stop { .. })
+    ));
     assert!(s.rereads >= 1);
     assert_eq!(&keys[5..7], &[Move::Left, Move::Left], "the 6th key again");
     assert!(s.final_read_matches);
@@ -1080,7 +1087,7 @@ fn a_game_that_stops_at_2048_with_no_new_tile_is_won_not_a_desync() {
             &cfg,
         );
         assert_eq!(s.stop_reason, StopReason::Won, "{on_win:?}: {s:?}");
-        assert_eq!(s.stop_reason.exit_code(), 0);
+        assert_eq!(bot2048::cli::exit::for_stop(&s.stop_reason), 0);
         assert_eq!((s.moves, s.score, s.desyncs), (1, 2060, 0));
         assert_eq!(s.final_board, afterstate);
         assert!(s.final_read_matches);

@@ -23,6 +23,7 @@
 use crate::capture::CaptureError;
 use crate::input::InputError;
 use crate::platform::PlatformError;
+use crate::play::StopReason;
 use crate::sim::compare::CompareError;
 use crate::solver::SolverError;
 use crate::vision::ProfileError;
@@ -49,6 +50,23 @@ pub const NO_DISPLAY: u8 = 7;
 pub const NO_WINDOW: u8 = 8;
 /// A second Ctrl-C ended the process at once.
 pub const INTERRUPTED: u8 = 130;
+
+/// The exit code of a `play` run that stopped for `reason`: [`OK`] for the normal ends (game
+/// over, won, goal, max moves, interrupted, user moved the mouse, end of replay), [`DESYNC`] for
+/// a desync, [`STOPPED`] for the rest.
+pub fn for_stop(reason: &StopReason) -> u8 {
+    match reason {
+        StopReason::GameOver
+        | StopReason::Won
+        | StopReason::Goal
+        | StopReason::MaxMoves
+        | StopReason::Interrupted
+        | StopReason::UserMoved
+        | StopReason::EndOfReplay => OK,
+        StopReason::Desync => DESYNC,
+        _ => STOPPED,
+    }
+}
 
 /// The lines of the table above that concern the codes in `codes`, for a subcommand's
 /// `after_help` (e.g. `help_text(&[OK, ERROR, USAGE, NO_BOARD])`).
@@ -153,6 +171,15 @@ pub fn is_broken_pipe_panic(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_reasons_follow_the_table() {
+        assert_eq!(for_stop(&StopReason::MaxMoves), 0);
+        assert_eq!(for_stop(&StopReason::EndOfReplay), 0);
+        assert_eq!(for_stop(&StopReason::Desync), 3);
+        assert_eq!(for_stop(&StopReason::KeyNoEffect), 4);
+        assert_eq!(for_stop(&StopReason::Error), 4);
+    }
     use anyhow::Context;
 
     #[test]

@@ -5,8 +5,8 @@
 //! temporary file in the same directory ([`write_atomic`]), so a crash leaves the old file or the
 //! new one, whole.
 use super::exit::UsageError;
+use crate::fsio::{self, Existing, WriteError};
 use anyhow::Context;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The image formats an output may be written in, chosen by the file's extension.
@@ -127,9 +127,9 @@ pub fn check_outputs(
     Ok(())
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory. Without `force` the
-/// temporary file is hard-linked to `path`, which fails if `path` appeared meanwhile (nothing is
-/// overwritten); with `force` it is renamed over `path`. Missing directories are created.
+/// Writes `bytes` to `path` atomically ([`crate::fsio::write_atomic`]): without `force` a file
+/// at `path` (even one that appeared meanwhile) is never overwritten; with `force` it is replaced.
+/// Missing directories are created.
 ///
 /// # Errors
 /// The directory cannot be created or written, or (without `force`) `path` exists.
@@ -139,33 +139,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> anyhow::Result<()
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let file_name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        if force {
-            std::fs::rename(&tmp, path)
-        } else {
-            std::fs::hard_link(&tmp, path)?;
-            std::fs::remove_file(&tmp)
+    match fsio::write_bytes(path, bytes, Existing::replace_if(force)) {
+        Ok(()) => Ok(()),
+        Err(WriteError::Exists(_)) => Err(UsageError(format!(
+            "{} already exists; use --force to overwrite it",
+            path.display()
+        ))
+        .into()),
+        Err(WriteError::Io { source, .. }) => {
+            Err(source).with_context(|| format!("cannot write {}", path.display()))
         }
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            return Err(UsageError(format!(
-                "{} already exists; use --force to overwrite it",
-                path.display()
-            ))
-            .into());
-        }
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
-    Ok(())
 }
 
 /// Writes `img` to `path` in the format its extension names (see [`ImageKind`]), as

@@ -418,7 +418,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         goal: args.goal,
         max_moves: args.max_moves,
         settle: t.settle(args.early_ms),
-        progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
+        progress: (!args.quiet && !args.json && std::io::stderr().is_terminal())
+            .then(|| play::ProgressSink::new(|line| eprint!("{line}"))),
         record: args.record.clone(),
         record_force: args.force,
         record_max_bytes: args.record_max_mb.map(|mb| mb.saturating_mul(1_000_000)),
@@ -446,8 +447,14 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         &mut |shape| solvers.build(shape),
         &cfg,
     );
+    if cfg.progress.is_some() {
+        eprintln!();
+    }
+    if let Some(e) = &summary.recording_error {
+        eprintln!("bot2048: warning: the recording is incomplete: {e}");
+    }
     print_summary(&summary, args.json);
-    Ok(ExitCode::from(summary.stop_reason.exit_code()))
+    Ok(ExitCode::from(exit::for_stop(&summary.stop_reason)))
 }
 
 /// Takes each profile's slide time from the game's own setting where the profile names one

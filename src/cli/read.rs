@@ -124,11 +124,58 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
         args.images.iter().map(|p| Source::File(p)).collect()
     };
     let many = sources.len() > 1;
-    // every output, checked before anything is read or written
+    let annotate_targets = check_all_outputs(&args, &sources, many)?;
+    let mut reader = Reader::new(resolved.choice);
+    let mut worst = Outcome::Read;
+    let mut reports = Vec::new();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (i, source) in sources.iter().enumerate() {
+        let (mut report, img) = read_source(&args, &mut reader, source)?;
+        if let Some(message) = report.message() {
+            eprintln!("bot2048: {message}");
+        }
+        if !args.json {
+            write!(out, "{}", report.text(many))?;
+        }
+        worst = worst.max(report.outcome());
+        if let (Some(target), Some(img)) = (annotate_targets.get(i), img) {
+            let drawn = annotated(&reader, &img, &report.result);
+            if let Err(e) = write_image(target, &drawn, args.force) {
+                if matches!(source, Source::Live) {
+                    return Err(e);
+                }
+                eprintln!("bot2048: error: {e:#}");
+                worst = worst.max(Outcome::Failed);
+            }
+            report.annotated = Some(target.clone());
+        }
+        reports.push(report);
+    }
+    if args.json {
+        let mut json_out: Vec<serde_json::Value> = reports.iter().map(ImageReport::json).collect();
+        let v = if many {
+            serde_json::Value::Array(json_out)
+        } else {
+            json_out.pop().unwrap_or_default()
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::from(worst.code()))
+}
+
+/// Checks every output before anything is read or written; returns the `--annotate` file of each
+/// source.
+fn check_all_outputs(
+    args: &ReadArgs,
+    sources: &[Source],
+    many: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
     let mut annotate_targets = Vec::new();
     if let Some(out) = &args.annotate {
         ImageKind::of(out)?;
-        for s in &sources {
+        for s in sources {
             annotate_targets.push(match s {
                 Source::File(img) => annotate_path(out, img, many),
                 Source::Live => out.clone(),
@@ -141,108 +188,178 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
         outputs.push(save.clone());
     }
     check_outputs(&outputs, &args.images, args.force)?;
+    Ok(annotate_targets)
+}
 
-    let mut reader = Reader::new(resolved.choice);
-    let mut worst = Outcome::Read;
-    let mut json_out = Vec::new();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for (i, source) in sources.iter().enumerate() {
-        let (img, shown, extra) = match source {
-            Source::File(path) => match load_image(path) {
-                Ok(img) => (img, path.display().to_string(), json!({})),
-                Err(e) => {
-                    eprintln!("bot2048: error: {e}");
-                    worst = worst.max(Outcome::Failed);
-                    json_out.push(json!({
-                        "file": path.display().to_string(), "error": e.to_string(), "status": "error",
-                    }));
-                    continue;
-                }
-            },
-            Source::Live => {
-                let (img, shown, extra) = live_frame(&args)?;
-                if let Some(save) = &args.save {
-                    write_image(save, &img, args.force)?;
-                }
-                (img, shown, extra)
-            }
-        };
-        reader.forget_grid();
-        let start = Instant::now();
-        let result = reader.read(&img);
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let (outcome, mut value) = match &result {
-            Err(e) => {
-                eprintln!("bot2048: {shown}: {e}");
-                let v = json!({
-                    "file": shown,
-                    "image": { "width": img.width(), "height": img.height() },
-                    "status": "no_board", "error": e.to_string(), "time_ms": ms,
-                    "profiles_tried": reader.profile_names(),
-                });
-                if many && !args.json {
-                    writeln!(out, "{shown}")?;
-                }
-                (Outcome::NoBoard, v)
-            }
-            Ok(reading) => {
-                let mut outcome = Outcome::Read;
-                if !reading.issues.is_empty() {
-                    let err = ReadError::Unreadable {
-                        issues: reading.issues.clone(),
-                    };
-                    eprintln!("bot2048: {shown}: {err}");
-                    outcome = Outcome::Unreadable;
-                }
-                if !args.json {
-                    if many {
-                        writeln!(out, "{shown}")?;
-                    }
-                    write!(out, "{}", format_board(&reading.cells_by_row()))?;
-                }
-                (outcome, reading_json(&shown, &img, reading, ms))
-            }
-        };
-        if let (Some(target), Some(obj)) = (annotate_targets.get(i), value.as_object_mut()) {
-            let drawn = match &result {
-                Ok(reading) => annotate::annotate(&img, reading),
-                Err(_) => {
-                    let colours: Vec<_> = reader
-                        .board_colours()
-                        .into_iter()
-                        .map(|(_, c, t)| (c, t))
-                        .collect();
-                    annotate::annotate_search(&img, &colours)
-                }
-            };
-            if let Err(e) = write_image(target, &drawn, args.force) {
-                if matches!(source, Source::Live) {
-                    return Err(e);
-                }
-                eprintln!("bot2048: error: {e:#}");
-                worst = worst.max(Outcome::Failed);
-            }
-            obj.insert("annotated".into(), json!(target.display().to_string()));
+/// What reading one image gave: one value, rendered as text ([`ImageReport::text`]) or as JSON
+/// ([`ImageReport::json`]).
+struct ImageReport {
+    /// How messages name the image: its path, or the window or region.
+    shown: String,
+    /// The image's width and height in pixels (0 when it did not load).
+    size: (u32, u32),
+    /// The read, or why there is none.
+    result: ImageResult,
+    /// Time the read took, ms.
+    ms: f64,
+    /// The annotated image written, if any.
+    annotated: Option<PathBuf>,
+    /// What a live capture adds to the JSON (`window` or `region`); an empty object for files.
+    capture: serde_json::Value,
+}
+
+/// The read of one image, or why there is none.
+enum ImageResult {
+    /// The file did not load: the error.
+    LoadFailed(String),
+    /// No board found: the error and the profiles tried.
+    NoBoard {
+        error: ReadError,
+        profiles_tried: Vec<String>,
+    },
+    /// A board read (perhaps with unreadable cells).
+    Read(Reading),
+}
+
+impl ImageReport {
+    /// The image's outcome, for the exit code.
+    fn outcome(&self) -> Outcome {
+        match &self.result {
+            ImageResult::LoadFailed(_) => Outcome::Failed,
+            ImageResult::NoBoard { .. } => Outcome::NoBoard,
+            ImageResult::Read(r) if !r.issues.is_empty() => Outcome::Unreadable,
+            ImageResult::Read(_) => Outcome::Read,
         }
-        if let (Some(obj), Some(e)) = (value.as_object_mut(), extra.as_object()) {
-            for (k, v) in e {
-                obj.insert(k.clone(), v.clone());
-            }
-        }
-        worst = worst.max(outcome);
-        json_out.push(value);
     }
-    if args.json {
-        let v = if many {
-            serde_json::Value::Array(json_out)
+
+    /// The message for stderr (without the `bot2048: ` prefix), if any.
+    fn message(&self) -> Option<String> {
+        let shown = &self.shown;
+        match &self.result {
+            ImageResult::LoadFailed(e) => Some(format!("error: {e}")),
+            ImageResult::NoBoard { error, .. } => Some(format!("{shown}: {error}")),
+            ImageResult::Read(r) if !r.issues.is_empty() => {
+                let err = ReadError::Unreadable {
+                    issues: r.issues.clone(),
+                };
+                Some(format!("{shown}: {err}"))
+            }
+            ImageResult::Read(_) => None,
+        }
+    }
+
+    /// The plain output: the board in the label format, after a line naming the image when
+    /// there are `many`.
+    fn text(&self, many: bool) -> String {
+        let header = if many {
+            format!("{}\n", self.shown)
         } else {
-            json_out.pop().unwrap_or_default()
+            String::new()
         };
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        match &self.result {
+            ImageResult::LoadFailed(_) => String::new(),
+            ImageResult::NoBoard { .. } => header,
+            ImageResult::Read(r) => header + &format_board(&r.cells_by_row()),
+        }
     }
-    out.flush()?;
-    Ok(ExitCode::from(worst.code()))
+
+    /// The `--json` object.
+    fn json(&self) -> serde_json::Value {
+        let (width, height) = self.size;
+        let mut value = match &self.result {
+            ImageResult::LoadFailed(e) => {
+                return json!({ "file": self.shown, "error": e, "status": "error" });
+            }
+            ImageResult::NoBoard {
+                error,
+                profiles_tried,
+            } => json!({
+                "file": self.shown,
+                "image": { "width": width, "height": height },
+                "status": "no_board", "error": error.to_string(), "time_ms": self.ms,
+                "profiles_tried": profiles_tried,
+            }),
+            ImageResult::Read(r) => reading_json(&self.shown, self.size, r, self.ms),
+        };
+        if let Some(obj) = value.as_object_mut() {
+            if let Some(target) = &self.annotated {
+                obj.insert("annotated".into(), json!(target.display().to_string()));
+            }
+            if let Some(e) = self.capture.as_object() {
+                for (k, v) in e {
+                    obj.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        value
+    }
+}
+
+/// Loads or captures one source (saving a live frame with `--save`) and reads it; returns the
+/// report and the image, if there is one.
+fn read_source(
+    args: &ReadArgs,
+    reader: &mut Reader,
+    source: &Source,
+) -> anyhow::Result<(ImageReport, Option<image::RgbaImage>)> {
+    let (img, shown, capture) = match source {
+        Source::File(path) => match load_image(path) {
+            Ok(img) => (img, path.display().to_string(), json!({})),
+            Err(e) => {
+                let report = ImageReport {
+                    shown: path.display().to_string(),
+                    size: (0, 0),
+                    result: ImageResult::LoadFailed(e.to_string()),
+                    ms: 0.0,
+                    annotated: None,
+                    capture: json!({}),
+                };
+                return Ok((report, None));
+            }
+        },
+        Source::Live => {
+            let (img, shown, capture) = live_frame(args)?;
+            if let Some(save) = &args.save {
+                write_image(save, &img, args.force)?;
+            }
+            (img, shown, capture)
+        }
+    };
+    reader.forget_grid();
+    let start = Instant::now();
+    let read = reader.read(&img);
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let result = match read {
+        Ok(reading) => ImageResult::Read(reading),
+        Err(error) => ImageResult::NoBoard {
+            error,
+            profiles_tried: reader.profile_names(),
+        },
+    };
+    let report = ImageReport {
+        shown,
+        size: img.dimensions(),
+        result,
+        ms,
+        annotated: None,
+        capture,
+    };
+    Ok((report, Some(img)))
+}
+
+/// The `--annotate` picture: what was read, or where the reader looked when it found no board.
+fn annotated(reader: &Reader, img: &image::RgbaImage, result: &ImageResult) -> image::RgbaImage {
+    match result {
+        ImageResult::Read(reading) => annotate::annotate(img, reading),
+        _ => {
+            let colours: Vec<_> = reader
+                .board_colours()
+                .into_iter()
+                .map(|(_, c, t)| (c, t))
+                .collect();
+            annotate::annotate_search(img, &colours)
+        }
+    }
 }
 
 /// Captures the live frame of `--window` or `--region`: the image, how to name it in messages,
@@ -305,7 +422,12 @@ fn annotate_path(out: &Path, image: &Path, many: bool) -> PathBuf {
 }
 
 /// The `--json` object of one reading.
-fn reading_json(file: &str, img: &image::RgbaImage, r: &Reading, ms: f64) -> serde_json::Value {
+fn reading_json(
+    file: &str,
+    (width, height): (u32, u32),
+    r: &Reading,
+    ms: f64,
+) -> serde_json::Value {
     let cells: Vec<Vec<serde_json::Value>> = r
         .cells
         .chunks(r.grid.cols)
@@ -317,7 +439,7 @@ fn reading_json(file: &str, img: &image::RgbaImage, r: &Reading, ms: f64) -> ser
         .collect();
     json!({
         "file": file,
-        "image": { "width": img.width(), "height": img.height() },
+        "image": { "width": width, "height": height },
         "grid": { "x": r.grid.x, "y": r.grid.y, "width": r.grid.width, "height": r.grid.height },
         "rows": r.grid.rows,
         "cols": r.grid.cols,

@@ -158,12 +158,56 @@ fn resume(
     Ok((net.promoted(to)?, tc))
 }
 
-/// Runs `bot2048 train`.
+/// Runs `bot2048 train`: checks the settings, starts from a new or resumed network, trains it
+/// (or writes it untrained), writes the shipping copy and measures it.
 ///
 /// # Errors
 /// A --resume file that cannot be loaded (or holds another --network), bad settings, or a
 /// checkpoint that cannot be written.
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    let threads = check_settings(&args)?;
+    let (net, tc) = starting_network(&args)?;
+    let stop = interrupt_flag();
+    let cfg = train_config(&args, &net, threads);
+    if args.games > net.games() && args.out.is_none() {
+        return Err(UsageError(format!(
+            "training on to {} games needs --out FILE: the checkpoint it writes",
+            args.games
+        ))
+        .into());
+    }
+    if let (true, Some(out)) = (args.games > net.games(), &args.out) {
+        let stopped = train_with_progress(&args, &net, tc, &cfg, &stop, out)?;
+        if stopped {
+            return Ok(ExitCode::SUCCESS);
+        }
+    } else if let (None, Some(out)) = (&args.resume, &args.out) {
+        net.save_as(out, WeightsFormat::CHECKPOINT, &cfg.note)
+            .context("writing the new network")?;
+        eprintln!(
+            "wrote the new untrained network {} to {}",
+            net.spec(),
+            out.display()
+        );
+    }
+    if let Some(ship) = &args.ship {
+        write_ship(&net, ship, &cfg.note)?;
+    }
+    if args.eval_games > 0 && !stop.load(Ordering::Relaxed) {
+        let started = Instant::now();
+        // Seeds far from the training games' (which use --seed).
+        let seed = args.seed ^ 0x5EED_0FE7_A100;
+        let games = td::evaluate(&net, args.eval_games, seed, threads, &stop);
+        print_eval(&games, started.elapsed().as_secs_f64());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks the settings that need no file; returns the thread count.
+///
+/// # Errors
+/// No thread, a checkpoint interval that is not positive, or nothing to write or measure (exit 2).
+fn check_settings(args: &TrainArgs) -> anyhow::Result<usize> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -189,37 +233,41 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             .into());
         }
     }
-    let (net, tc) = match &args.resume {
-        Some(path) => {
-            let (net, tc) = resume(path, args.network.as_ref())?;
-            eprintln!(
-                "resumed {} ({} games{}) from {}",
-                net.spec(),
-                net.games(),
-                match (&tc, args.tc) {
-                    (Some(_), true) => ", with its TC tables",
-                    (Some(_), false) => "; its TC tables are not used",
-                    (None, true) => "; TC starts fresh",
-                    (None, false) => "",
-                },
-                path.display()
-            );
-            (net, tc)
-        }
-        None => {
-            let spec = args.network.clone().unwrap_or_else(Spec::standard);
-            eprintln!(
-                "new network {spec}: {} weights ({:.1} MiB), every board worth {} points",
-                spec.weight_count(),
-                (spec.weight_count() * 4) as f64 / f64::from(1 << 20),
-                args.init
-            );
-            (Network::new(spec, args.init), None)
-        }
+    Ok(threads)
+}
+
+/// The network to train: the --resume checkpoint (with its TC tables), or a new --network.
+fn starting_network(args: &TrainArgs) -> anyhow::Result<(Network, Option<td::Coherence>)> {
+    let Some(path) = &args.resume else {
+        let spec = args.network.clone().unwrap_or_else(Spec::standard);
+        eprintln!(
+            "new network {spec}: {} weights ({:.1} MiB), every board worth {} points",
+            spec.weight_count(),
+            (spec.weight_count() * 4) as f64 / f64::from(1 << 20),
+            args.init
+        );
+        return Ok((Network::new(spec, args.init), None));
     };
-    let stop = interrupt_flag();
+    let (net, tc) = resume(path, args.network.as_ref())?;
+    eprintln!(
+        "resumed {} ({} games{}) from {}",
+        net.spec(),
+        net.games(),
+        match (&tc, args.tc) {
+            (Some(_), true) => ", with its TC tables",
+            (Some(_), false) => "; its TC tables are not used",
+            (None, true) => "; TC starts fresh",
+            (None, false) => "",
+        },
+        path.display()
+    );
+    Ok((net, tc))
+}
+
+/// The trainer's settings from the arguments; the note adds the command line to the network's.
+fn train_config(args: &TrainArgs, net: &Network, threads: usize) -> TrainConfig {
     let command: Vec<String> = std::env::args().collect();
-    let cfg = TrainConfig {
+    TrainConfig {
         games: args.games,
         alpha: args.alpha,
         alpha_end: args.alpha_end,
@@ -239,87 +287,76 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             if net.note().is_empty() { "" } else { "\n" },
             command.join(" ")
         ),
-    };
-    if args.games > net.games() && args.out.is_none() {
-        return Err(UsageError(format!(
-            "training on to {} games needs --out FILE: the checkpoint it writes",
-            args.games
-        ))
-        .into());
     }
-    if let (true, Some(out)) = (args.games > net.games(), &args.out) {
-        let bar = ProgressBar::new(args.games);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
-                .context("progress bar template")?,
-        );
-        bar.set_position(net.games());
-        let mut last_log = Instant::now();
-        let log_every = Duration::from_secs(args.log_secs.max(1));
-        eprintln!(
-            "training to {} games on {threads} thread{} by {}, α {}{}, checkpoints to {} every {} min",
-            args.games,
-            if threads == 1 { "" } else { "s" },
-            if args.tc { "TC" } else { "TD(0)" },
-            args.alpha,
-            args.alpha_end
-                .map(|e| format!(" decaying to {e}"))
-                .unwrap_or_default(),
-            out.display(),
-            args.checkpoint_minutes
-        );
-        let summary = td::train(&net, tc, &cfg, &stop, &mut |p| {
-            bar.set_position(p.games);
-            let line = progress_line(p);
-            if bar.is_hidden() {
-                if last_log.elapsed() >= log_every {
-                    last_log = Instant::now();
-                    eprintln!("{line}");
-                }
-            } else {
-                bar.set_message(line);
+}
+
+/// Trains to `args.games` with the progress bar (or log lines without a terminal), checkpointing
+/// to `out`; returns whether Ctrl-C stopped it.
+fn train_with_progress(
+    args: &TrainArgs,
+    net: &Network,
+    tc: Option<td::Coherence>,
+    cfg: &TrainConfig,
+    stop: &std::sync::atomic::AtomicBool,
+    out: &std::path::Path,
+) -> anyhow::Result<bool> {
+    let bar = ProgressBar::new(args.games);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            .context("progress bar template")?,
+    );
+    bar.set_position(net.games());
+    let mut last_log = Instant::now();
+    let log_every = Duration::from_secs(args.log_secs.max(1));
+    let threads = cfg.threads;
+    eprintln!(
+        "training to {} games on {threads} thread{} by {}, α {}{}, checkpoints to {} every {} min",
+        args.games,
+        if threads == 1 { "" } else { "s" },
+        if args.tc { "TC" } else { "TD(0)" },
+        args.alpha,
+        args.alpha_end
+            .map(|e| format!(" decaying to {e}"))
+            .unwrap_or_default(),
+        out.display(),
+        args.checkpoint_minutes
+    );
+    let summary = td::train(net, tc, cfg, stop, &mut |p| {
+        bar.set_position(p.games);
+        let line = progress_line(p);
+        if bar.is_hidden() {
+            if last_log.elapsed() >= log_every {
+                last_log = Instant::now();
+                eprintln!("{line}");
             }
-        })
-        .with_context(|| format!("training into {}", out.display()))?;
-        bar.finish_and_clear();
-        eprintln!("{}", progress_line(&summary.progress));
-        eprintln!(
-            "{} after {} games; checkpoint {}",
-            if summary.stopped {
-                "stopped (Ctrl-C)"
-            } else {
-                "done"
-            },
-            summary.progress.games,
-            out.display()
-        );
-        if summary.stopped {
-            return Ok(ExitCode::SUCCESS);
+        } else {
+            bar.set_message(line);
         }
-    } else if let (None, Some(out)) = (&args.resume, &args.out) {
-        net.save_as(out, WeightsFormat::CHECKPOINT, &cfg.note)
-            .context("writing the new network")?;
-        eprintln!(
-            "wrote the new untrained network {} to {}",
-            net.spec(),
-            out.display()
-        );
-    }
-    if let Some(ship) = &args.ship {
-        net.save_as(ship, WeightsFormat::SHIP, &cfg.note)?;
-        let size = std::fs::metadata(ship).map(|m| m.len()).unwrap_or(0);
-        eprintln!(
-            "shipping copy (i16, deflated): {} ({:.1} MiB)",
-            ship.display(),
-            size as f64 / (1 << 20) as f64
-        );
-    }
-    if args.eval_games > 0 && !stop.load(Ordering::Relaxed) {
-        let started = Instant::now();
-        // Seeds far from the training games' (which use --seed).
-        let seed = args.seed ^ 0x5EED_0FE7_A100;
-        let games = td::evaluate(&net, args.eval_games, seed, threads, &stop);
-        print_eval(&games, started.elapsed().as_secs_f64());
-    }
-    Ok(ExitCode::SUCCESS)
+    })
+    .with_context(|| format!("training into {}", out.display()))?;
+    bar.finish_and_clear();
+    eprintln!("{}", progress_line(&summary.progress));
+    eprintln!(
+        "{} after {} games; checkpoint {}",
+        if summary.stopped {
+            "stopped (Ctrl-C)"
+        } else {
+            "done"
+        },
+        summary.progress.games,
+        out.display()
+    );
+    Ok(summary.stopped)
+}
+
+/// Writes the shipping copy (i16, deflated) and says how big it is.
+fn write_ship(net: &Network, ship: &std::path::Path, note: &str) -> anyhow::Result<()> {
+    net.save_as(ship, WeightsFormat::SHIP, note)?;
+    let size = std::fs::metadata(ship).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "shipping copy (i16, deflated): {} ({:.1} MiB)",
+        ship.display(),
+        size as f64 / (1 << 20) as f64
+    );
+    Ok(())
 }

@@ -7,6 +7,7 @@
 //! cells, `moves`, and `shape`).
 use super::mirror::ReadGrid;
 use crate::engine::{AnyBoard, Position};
+use crate::fsio::{self, Existing};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
@@ -84,13 +85,17 @@ pub(super) fn folder(recording: Option<&Path>, dump_dir: Option<&Path>) -> PathB
 pub(super) fn write(dir: &Path, frames: &RecentFrames, d: &Desync<'_>) -> Option<String> {
     std::fs::create_dir_all(dir).ok()?;
     for (i, (label, img)) in frames.0.iter().enumerate() {
-        let _ = img.save(dir.join(format!("{i:02}-{label}.png")));
+        let _ = fsio::write_png(
+            &dir.join(format!("{i:02}-{label}.png")),
+            img,
+            Existing::Replace,
+        );
     }
     let text = format!(
         "{}\n\nboard before the move:\n{}\nexpected (afterstate, before the spawn):\n{}\nread:\n{}\n",
         d.why, d.before, d.expected, d.read
     );
-    let _ = std::fs::write(dir.join("desync.txt"), text);
+    let _ = fsio::write_bytes(&dir.join("desync.txt"), text.as_bytes(), Existing::Replace);
     let json = serde_json::json!({
         "why": d.why,
         "before": d.before.rows(),
@@ -99,7 +104,8 @@ pub(super) fn write(dir: &Path, frames: &RecentFrames, d: &Desync<'_>) -> Option
         "moves": d.moves,
         "shape": d.before.shape(),
     });
-    let _ = std::fs::write(dir.join("desync.json"), json.to_string());
+    let json = json.to_string();
+    let _ = fsio::write_bytes(&dir.join("desync.json"), json.as_bytes(), Existing::Replace);
     Some(dir.display().to_string())
 }
 

@@ -64,12 +64,34 @@ use stop::Stop;
 pub type SolverFor<'a> = dyn FnMut(Shape) -> Result<Box<dyn Solver>, SolverError> + 'a;
 
 /// After a key, a frame still for this long (ms) is used at once when it reads as exactly the
-/// mirror's afterstate plus one new 2 or 4 ([`SettleOptions::early_quiet_ms`]). Measured on the
-/// real games, medians of key to used frame over runs of 150 moves: 2048-qt 144–146 ms at 5 ms
-/// against 161–170 ms at 10 ms and 182 ms at 30 ms; gnome-2048 243–244 against 255 and 311 ms;
-/// the web game 179–258 against 245–246 and 363 ms (it varies run to run). 0 desyncs and
-/// 0 retries in all of them (1,200 moves at 5 ms).
+/// mirror's afterstate plus one new 2 or 4 ([`SettleOptions::early_quiet_ms`]). The shortest of
+/// the values tried on the real games (BENCHMARKS.md, "Constants of the code").
 pub const DEFAULT_EARLY_MS: u64 = 5;
+
+/// Receives the loop's progress line before each move and once at the end: a status line that
+/// starts with `\r` and has no newline, e.g. `\rmoves    12  score      36  max      8   1.20
+/// moves/s  desyncs 0  retries 0`. The caller decides where it goes (`bot2048 play` prints it on
+/// a terminal's stderr, and a newline after [`play`] returns).
+#[derive(Clone)]
+pub struct ProgressSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl ProgressSink {
+    /// A sink calling `f` with each line.
+    pub fn new(f: impl Fn(&str) + Send + Sync + 'static) -> ProgressSink {
+        ProgressSink(Arc::new(f))
+    }
+
+    /// Hands `line` to the sink.
+    pub fn send(&self, line: &str) {
+        (self.0)(line)
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
 
 /// Knobs of [`play`].
 #[derive(Clone, Debug)]
@@ -89,8 +111,8 @@ pub struct PlayConfig {
     pub rereads: u32,
     /// Presses of the same key after it had no visible effect, before stopping.
     pub key_retries: u32,
-    /// Print a progress line on stderr.
-    pub progress: bool,
+    /// Where the progress line goes (`None`: nowhere); the library prints nothing itself.
+    pub progress: Option<ProgressSink>,
     /// Where to write frames and the log (`--record`).
     pub record: Option<PathBuf>,
     /// Replace a recording already in `record` (`--force`); otherwise such a directory is refused.
@@ -121,7 +143,7 @@ impl Default for PlayConfig {
             },
             rereads: 4,
             key_retries: 3,
-            progress: false,
+            progress: None,
             record: None,
             record_force: false,
             record_max_bytes: None,

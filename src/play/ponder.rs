@@ -19,8 +19,8 @@
 //! same binary without pondering just before): the decision after the frame falls from 1–7 ms to
 //! under 0.01 ms at depth 4–5 (pondered), for 0.7–4 million nodes pondered a move.
 use crate::engine::AnyBoard;
-use crate::sim::stats;
 use crate::solver::{Budget, PonderReport, Solver};
+use crate::stats;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;

@@ -6,7 +6,8 @@
 //! at the end, and `DIR/desync/` after a desync. A `--record` directory replays with
 //! [`crate::capture::ReplaySource::from_dir`] and is checked by `bot2048 replay`.
 //!
-//! `log.jsonl` holds two kinds of line, told apart by the key `seq`:
+//! `log.jsonl` holds two kinds of line, told apart by the key `seq` ([`LogRecord`], which both
+//! the recorder and `bot2048 replay`'s check, [`super::verify`], use):
 //! - a frame line ([`LogLine`], has `seq`): the board read on frame `seq`, the move chosen on it;
 //!   `event` is `start` or `spawned`;
 //! - an event line ([`LogEvent`], no `seq`): what happened besides moves, `event` naming it
@@ -18,11 +19,11 @@
 //! With a cap on the frames' bytes ([`Recorder::create`]'s `max_bytes`), frames past it are not
 //! saved (their lines still are), and a `frames_capped` event says from which frame.
 use super::stop::StopReason;
-use serde::Serialize;
+use crate::fsio::{self, Existing};
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 /// The files and folders of a recording (besides `frames/`), removed by a forced re-recording.
@@ -111,7 +112,7 @@ fn clear(dir: &Path) -> Result<(), RecordError> {
 }
 
 /// An event line of `log.jsonl`: what happened besides a move (see the module doc).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LogEvent {
     /// A frame after a key was read again instead of being used.
@@ -159,8 +160,9 @@ pub enum LogEvent {
     },
 }
 
-/// One line of `log.jsonl`.
-#[derive(Clone, Debug, Serialize)]
+/// A frame line of `log.jsonl`. Read back, the fields a recording made before they existed
+/// are `null` or 0.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LogLine {
     /// Sequence number of the frame (file `frames/{seq:06}.png`).
     pub seq: u64,
@@ -197,9 +199,38 @@ pub struct LogLine {
     /// Time from this frame's capture to the key, ms.
     pub frame_to_key_ms: Option<f64>,
     /// Keys pressed again for the move that led to this frame (its key had no visible effect).
+    #[serde(default)]
     pub retries: u32,
     /// Extra reads for the move that led to this frame (mid-animation or disagreeing frames).
+    #[serde(default)]
     pub rereads: u32,
+}
+
+/// Any line of `log.jsonl`: a frame line or an event line (see the module doc).
+#[derive(Clone, Debug)]
+pub enum LogRecord {
+    /// A frame line (it has `seq`).
+    Frame(Box<LogLine>),
+    /// An event line (no `seq`).
+    Event(LogEvent),
+}
+
+impl LogRecord {
+    /// Parses one line of `log.jsonl`: a frame line when it has the key `seq`, else an event.
+    ///
+    /// # Errors
+    /// The line is not JSON, or not a frame line or an event line as the recorder writes them.
+    pub fn parse(line: &str) -> Result<LogRecord, serde_json::Error> {
+        /// Just enough of a line to tell its kind.
+        #[derive(Deserialize)]
+        struct Kind {
+            seq: Option<serde::de::IgnoredAny>,
+        }
+        match serde_json::from_str::<Kind>(line)?.seq {
+            Some(_) => serde_json::from_str(line).map(|l| LogRecord::Frame(Box::new(l))),
+            None => serde_json::from_str(line).map(LogRecord::Event),
+        }
+    }
 }
 
 impl LogLine {
@@ -234,22 +265,68 @@ impl LogLine {
     }
 }
 
+/// The background writer: writes each queued frame and line until the channel closes, leaving
+/// out the frames past `max_bytes` (with a `frames_capped` event at the first).
+fn write_jobs(
+    rx: mpsc::Receiver<Job>,
+    mut log: std::fs::File,
+    max_bytes: Option<u64>,
+) -> WriterEnd {
+    let mut capped: Option<u64> = None;
+    let mut first_err = None;
+    let mut bytes = 0u64;
+    let line = |log: &mut std::fs::File, s: &str| {
+        writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}"))
+    };
+    for job in rx {
+        let r = match job {
+            Job::Frame(seq, path, img) => match max_bytes.filter(|&m| bytes >= m) {
+                Some(max) if capped.is_none() => {
+                    capped = Some(seq);
+                    let ev = LogEvent::FramesCapped {
+                        from_seq: seq,
+                        bytes,
+                        max_bytes: max,
+                    };
+                    let s = serde_json::to_string(&ev).unwrap_or_default();
+                    line(&mut log, &s)
+                }
+                Some(_) => Ok(()),
+                None => fsio::write_png(&path, &img, Existing::Replace)
+                    .map_err(|e| e.to_string())
+                    .map(|()| {
+                        bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+                    }),
+            },
+            Job::Line(s) => line(&mut log, &s),
+        };
+        if let Err(e) = r {
+            first_err.get_or_insert(e);
+        }
+    }
+    if let Err(e) = log.flush() {
+        return (Err(e.to_string()), capped);
+    }
+    (first_err.map_or(Ok(()), Err), capped)
+}
+
+/// A write queued for the background writer.
 enum Job {
     Frame(u64, PathBuf, image::RgbaImage),
     Line(String),
 }
 
-/// No frame was left out (the value of `Recorder::capped_from` until the cap is reached).
-const NOT_CAPPED: u64 = u64::MAX;
+/// What the background writer ends with: its first error, and the first frame the cap left out.
+type WriterEnd = (Result<(), String>, Option<u64>);
 
 /// Writes a recording in the background.
 pub struct Recorder {
     dir: PathBuf,
     tx: Option<mpsc::Sender<Job>>,
-    worker: Option<JoinHandle<Result<(), String>>>,
+    worker: Option<JoinHandle<WriterEnd>>,
     seq: u64,
-    /// The first frame not saved because of the cap, or [`NOT_CAPPED`].
-    capped_from: Arc<AtomicU64>,
+    /// The first frame not saved because of the cap, once the writer is joined.
+    capped_from: Option<u64>,
     /// The background writer's result, once joined.
     write_result: Option<Result<(), String>>,
 }
@@ -285,58 +362,18 @@ impl Recorder {
             source,
         })?;
         let log_path = dir.join("log.jsonl");
-        let mut log = std::fs::File::create(&log_path).map_err(|source| RecordError::Io {
+        let log = std::fs::File::create(&log_path).map_err(|source| RecordError::Io {
             path: log_path,
             source,
         })?;
-        let capped_from = Arc::new(AtomicU64::new(NOT_CAPPED));
-        let capped = capped_from.clone();
         let (tx, rx) = mpsc::channel::<Job>();
-        let worker = std::thread::spawn(move || -> Result<(), String> {
-            let mut first_err = None;
-            let mut bytes = 0u64;
-            let line = |log: &mut std::fs::File, s: &str| {
-                writeln!(log, "{s}").map_err(|e| format!("log.jsonl: {e}"))
-            };
-            for job in rx {
-                let r = match job {
-                    Job::Frame(seq, path, img) => {
-                        let over = max_bytes.filter(|&m| bytes >= m);
-                        match over {
-                            Some(max) if capped.load(Ordering::SeqCst) == NOT_CAPPED => {
-                                capped.store(seq, Ordering::SeqCst);
-                                let ev = LogEvent::FramesCapped {
-                                    from_seq: seq,
-                                    bytes,
-                                    max_bytes: max,
-                                };
-                                let s = serde_json::to_string(&ev).unwrap_or_default();
-                                line(&mut log, &s)
-                            }
-                            Some(_) => Ok(()),
-                            None => img
-                                .save(&path)
-                                .map_err(|e| format!("{}: {e}", path.display()))
-                                .map(|()| {
-                                    bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
-                                }),
-                        }
-                    }
-                    Job::Line(s) => line(&mut log, &s),
-                };
-                if let Err(e) = r {
-                    first_err.get_or_insert(e);
-                }
-            }
-            log.flush().map_err(|e| e.to_string())?;
-            first_err.map_or(Ok(()), Err)
-        });
+        let worker = std::thread::spawn(move || write_jobs(rx, log, max_bytes));
         Ok(Recorder {
             dir: dir.to_path_buf(),
             tx: Some(tx),
             worker: Some(worker),
             seq: 0,
-            capped_from,
+            capped_from: None,
             write_result: None,
         })
     }
@@ -358,12 +395,13 @@ impl Recorder {
     pub fn close(&mut self) -> Option<u64> {
         self.tx = None;
         if let Some(w) = self.worker.take() {
-            self.write_result = Some(
-                w.join()
-                    .unwrap_or_else(|_| Err("the recording thread panicked".to_string())),
-            );
+            let (result, capped) = w
+                .join()
+                .unwrap_or_else(|_| (Err("the recording thread panicked".to_string()), None));
+            self.write_result = Some(result);
+            self.capped_from = capped;
         }
-        Some(self.capped_from.load(Ordering::SeqCst)).filter(|&s| s != NOT_CAPPED)
+        self.capped_from
     }
 
     /// The recording directory.
@@ -394,7 +432,8 @@ impl Recorder {
         self.close();
         self.write_result.take().unwrap_or(Ok(()))?;
         let text = serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?;
-        std::fs::write(self.dir.join("summary.json"), text).map_err(|e| e.to_string())
+        let path = self.dir.join("summary.json");
+        fsio::write_bytes(&path, text.as_bytes(), Existing::Replace).map_err(|e| e.to_string())
     }
 }
 

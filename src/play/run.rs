@@ -64,18 +64,17 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Hands the progress line to [`PlayConfig::progress`], if any.
     fn progress(&self) {
-        if self.cfg.progress {
-            eprint!("{}", self.tally.progress_line(self.board.as_ref()));
+        if let Some(sink) = &self.cfg.progress {
+            sink.send(&self.tally.progress_line(self.board.as_ref()));
         }
     }
 
-    /// The summary of the run that ended with `stop`; finishes the recording.
+    /// The summary of the run that ended with `stop`; finishes the recording (a failure to is
+    /// [`Summary::recording_error`]).
     pub fn finish(mut self, stop: Stop) -> Summary {
-        if self.cfg.progress {
-            self.progress();
-            eprintln!();
-        }
+        self.progress();
         let mut rec = self.rec.take();
         let mut capped = None;
         if let Some(r) = &mut rec {
@@ -95,7 +94,7 @@ impl<'a> Run<'a> {
         s.frames_capped_from = capped;
         if let Some(r) = &mut rec {
             if let Err(e) = r.finish(&s) {
-                eprintln!("bot2048: warning: the recording is incomplete: {e}");
+                s.recording_error = Some(e);
             }
         }
         s
@@ -129,7 +128,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
         stop_here(run, &here, line.clone(), Stop::new(StopReason::Error, why))
     })?;
     if start.reading.status == BoardStatus::Won && run.cfg.on_win == OnWin::Continue {
-        pass_win(game, reader, run, &board, grid)?;
+        pass_and_log_win_screen(game, reader, run, &board, grid)?;
     }
     let mut win = WinState::at_start(&board, run.cfg.win_tile);
     let mut clock = AnimationClock::default();
@@ -163,7 +162,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
         }
         if win.made_by(board.max_value()) {
             win.has_win_tile = true;
-            if let Some(s) = passed_win(game, reader, run, &mut win, &board, &opts, grid)? {
+            if let Some(s) = on_first_win_tile(game, reader, run, &mut win, &board, &opts, grid)? {
                 here.hash = s.hash;
                 here.frame = s.frame;
             }
@@ -321,15 +320,16 @@ fn accept(run: &mut Run<'_>, plan: &Planned, acc: Accepted) -> (Reference, LogLi
     (here, line)
 }
 
-/// Passes the win screen with `--on-win continue` and counts it.
-fn pass_win<T: FrameSource + KeySink + GameUi>(
+/// Passes the win screen with `--on-win continue` ([`win::pass_win_screen`]), counts it and
+/// logs it.
+fn pass_and_log_win_screen<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     reader: &mut Reader,
     run: &mut Run<'_>,
     board: &AnyBoard,
     grid: Rect,
 ) -> Result<(), Stop> {
-    win::pass_win(game, reader, &run.cfg.settle, &run.cfg.stop, board, grid)?;
+    win::pass_win_screen(game, reader, &run.cfg.settle, &run.cfg.stop, board, grid)?;
     run.tally.wins += 1;
     run.log_win_passed();
     Ok(())
@@ -337,7 +337,7 @@ fn pass_win<T: FrameSource + KeySink + GameUi>(
 
 /// The first win tile is on the mirror's `board`: with `--on-win continue` and the win screen not
 /// passed yet, passes it and returns the frame after it (the new reference); otherwise `None`.
-fn passed_win<T: FrameSource + KeySink + GameUi>(
+fn on_first_win_tile<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     reader: &mut Reader,
     run: &mut Run<'_>,
@@ -349,7 +349,7 @@ fn passed_win<T: FrameSource + KeySink + GameUi>(
     if run.cfg.on_win == OnWin::Stop || win.passed {
         return Ok(None);
     }
-    pass_win(game, reader, run, board, grid)?;
+    pass_and_log_win_screen(game, reader, run, board, grid)?;
     win.passed = true;
     let quiet = SettleOptions {
         changed_from: None,

@@ -1,12 +1,13 @@
-//! Why the loop stops: [`StopReason`] (with its exit code), and the mapping of capture, input and
-//! cover problems onto reasons with a message.
+//! Why the loop stops: [`StopReason`] (its exit code is the binary's:
+//! [`crate::cli::exit::for_stop`]), and the mapping of capture, input and cover problems onto
+//! reasons with a message.
 use super::cover::Cover;
 use crate::capture::{CaptureError, FrameSource};
 use crate::input::InputError;
 use serde::Serialize;
 
 /// Why the loop stopped.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// No legal move is left (the mirror's board), or the game shows its game-over state.
@@ -42,24 +43,6 @@ pub enum StopReason {
     EndOfReplay,
     /// Capture, input or the solver failed in another way (e.g. no solver for the board's shape).
     Error,
-}
-
-impl StopReason {
-    /// Process exit code for the reason: 0 for the normal ends (game over, won, goal, max moves,
-    /// interrupted, user moved the mouse, end of replay), 3 for a desync, 4 for the rest.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            StopReason::GameOver
-            | StopReason::Won
-            | StopReason::Goal
-            | StopReason::MaxMoves
-            | StopReason::Interrupted
-            | StopReason::UserMoved
-            | StopReason::EndOfReplay => 0,
-            StopReason::Desync => 3,
-            _ => 4,
-        }
-    }
 }
 
 /// A stop: the reason and the message that explains it.
@@ -141,15 +124,6 @@ pub(super) fn gone_or<T: FrameSource>(game: &mut T, stop: Stop) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn exit_codes_follow_the_cli_docs() {
-        assert_eq!(StopReason::MaxMoves.exit_code(), 0);
-        assert_eq!(StopReason::EndOfReplay.exit_code(), 0);
-        assert_eq!(StopReason::Desync.exit_code(), 3);
-        assert_eq!(StopReason::KeyNoEffect.exit_code(), 4);
-        assert_eq!(StopReason::Error.exit_code(), 4);
-    }
 
     #[test]
     fn a_cover_names_the_reason_and_nothing_above_falls_back_to_the_capture_error() {

@@ -2,7 +2,7 @@
 use super::mirror::{self, ReadGrid};
 use super::stop::{Stop, StopReason};
 use crate::engine::{AnyBoard, Position, Shape};
-use crate::sim::stats;
+use crate::stats;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -60,6 +60,10 @@ pub struct Summary {
     /// With `--record-max-mb`: the first frame not saved because the cap was reached (`null`:
     /// every frame was saved, or no recording).
     pub frames_capped_from: Option<u64>,
+    /// With `--record`: why the recording is incomplete, when a write failed (absent from the
+    /// JSON when it did not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording_error: Option<String>,
     /// The board's shape (`"4x4"`, `"5x5"`, `"3x5"` = rows x columns); `null` when no board was
     /// read.
     pub shape: Option<Shape>,
@@ -177,6 +181,7 @@ impl Tally {
             wins_continued: self.wins,
             dump,
             frames_capped_from: None,
+            recording_error: None,
             shape: board.map(|b| b.shape()),
         }
     }

@@ -7,6 +7,7 @@
 //! followed on the engine's boards, and a cell the log has as `null` (unread) is taken from the
 //! engine. The first step that does not fit ends the check with a [`Misfit`] naming the move and
 //! the cells.
+use super::record::{LogEvent, LogLine, LogRecord};
 use crate::engine::{AnyBoard, Move, Position, SpawnRule};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -64,7 +65,7 @@ pub struct Step {
     /// The frame that shows it (`frames/{seq:06}.png`).
     pub seq: u64,
     /// The event lines logged while this move was verified (re-reads, retries, the win screen).
-    pub events: Vec<serde_json::Value>,
+    pub events: Vec<LogEvent>,
 }
 
 /// Where a tile appeared.
@@ -104,7 +105,7 @@ pub struct Report {
     /// A key chosen on the last frame, which no frame shows the result of.
     pub unverified_last: Option<Move>,
     /// The event lines after the last frame (the stop).
-    pub trailing_events: Vec<serde_json::Value>,
+    pub trailing_events: Vec<LogEvent>,
 }
 
 impl Report {
@@ -122,8 +123,8 @@ fn cell_words(index: usize, cols: usize) -> String {
 /// A log read back: each frame line with the event lines before it, and the event lines after
 /// the last frame line.
 struct Log {
-    frames: Vec<(FrameLine, Vec<serde_json::Value>)>,
-    trailing: Vec<serde_json::Value>,
+    frames: Vec<(FrameLine, Vec<LogEvent>)>,
+    trailing: Vec<LogEvent>,
 }
 
 /// Reads `dir/log.jsonl` into a [`Log`].
@@ -145,27 +146,21 @@ fn read_log(dir: &Path) -> Result<Log, VerifyError> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let v: serde_json::Value =
-            serde_json::from_str(l).map_err(|e| bad(i + 1, e.to_string()))?;
-        let Some(seq) = v.get("seq") else {
-            if v.get("event").and_then(|e| e.as_str()).is_none() {
-                return Err(bad(i + 1, "neither a frame line (seq) nor an event".into()));
+        let line = match LogRecord::parse(l).map_err(|e| bad(i + 1, e.to_string()))? {
+            LogRecord::Event(e) => {
+                pending.push(e);
+                continue;
             }
-            pending.push(v);
-            continue;
+            LogRecord::Frame(line) => line,
         };
-        let seq = seq
-            .as_u64()
-            .ok_or_else(|| bad(i + 1, "seq is not a number".into()))?;
-        let read: Vec<Vec<Option<u64>>> = serde_json::from_value(v["read"].clone())
-            .map_err(|e| bad(i + 1, format!("read: {e}")))?;
-        let chosen = match v.get("chosen").and_then(|c| c.as_str()) {
+        let chosen = match &line.chosen {
             Some(c) => Some(
                 c.parse::<Move>()
                     .map_err(|e| bad(i + 1, format!("chosen: {e}")))?,
             ),
             None => None,
         };
+        let LogLine { seq, read, .. } = *line;
         frames.push((
             FrameLine { seq, read, chosen },
             std::mem::take(&mut pending),
@@ -198,15 +193,7 @@ pub fn check(dir: &Path, rule: SpawnRule) -> Result<Report, VerifyError> {
         trailing_events,
     };
     let (first, _) = &frames[0];
-    let start_rows: Option<Vec<Vec<u64>>> = first
-        .read
-        .iter()
-        .map(|r| r.iter().copied().collect())
-        .collect();
-    let board = start_rows
-        .as_ref()
-        .and_then(|r| AnyBoard::from_rows(r).ok());
-    let (Some(mut board), Some(rows)) = (board, start_rows) else {
+    let Some((mut board, rows)) = start_board(first) else {
         report.misfit = Some(Misfit {
             number: 0,
             key: None,
@@ -258,6 +245,18 @@ pub fn check(dir: &Path, rule: SpawnRule) -> Result<Report, VerifyError> {
     }
     report.unverified_last = chosen;
     Ok(report)
+}
+
+/// The start board of the first frame line and its rows, when every cell was read and the shape
+/// is valid.
+fn start_board(first: &FrameLine) -> Option<(AnyBoard, Vec<Vec<u64>>)> {
+    let rows: Vec<Vec<u64>> = first
+        .read
+        .iter()
+        .map(|r| r.iter().copied().collect())
+        .collect::<Option<_>>()?;
+    let board = AnyBoard::from_rows(&rows).ok()?;
+    Some((board, rows))
 }
 
 /// The board after `key` on `before` and the one new tile that `read` shows, the points gained
@@ -334,39 +333,29 @@ fn step(
 }
 
 /// The event as a short phrase, e.g. `re-read (disagrees)`, `retry: left, press 2`.
-pub fn describe_event(v: &serde_json::Value) -> String {
-    match serde_json::from_value::<LogEventIn>(v.clone()) {
-        Ok(LogEventIn::Reread { why }) => format!("re-read ({why})"),
-        Ok(LogEventIn::Retry { key, press }) => format!("key pressed again: {key}, press {press}"),
-        Ok(LogEventIn::WinPassed {}) => "the win screen was passed".into(),
-        Ok(LogEventIn::FramesCapped { from_seq }) => {
+pub fn describe_event(e: &LogEvent) -> String {
+    match e {
+        LogEvent::Reread { why, .. } => format!("re-read ({why})"),
+        LogEvent::Retry { key, press, .. } => format!("key pressed again: {key}, press {press}"),
+        LogEvent::WinPassed { .. } => "the win screen was passed".into(),
+        LogEvent::FramesCapped { from_seq, .. } => {
             format!("frames from frame {from_seq} on not saved (--record-max-mb)")
         }
-        Ok(LogEventIn::Stop { message }) => format!("stopped: {message}"),
-        Err(_) => v.to_string(),
+        LogEvent::Stop { message, .. } => format!("stopped: {message}"),
     }
-}
-
-/// The fields of a `log.jsonl` event ([`super::record::LogEvent`]) that [`describe_event`]
-/// prints, read back (a test keeps the two in step).
-#[derive(serde::Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-enum LogEventIn {
-    Reread { why: String },
-    Retry { key: String, press: u32 },
-    WinPassed {},
-    FramesCapped { from_seq: u64 },
-    Stop { message: String },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::record::LogEvent;
     use crate::play::StopReason;
 
     #[test]
     fn every_event_written_reads_back_in_words() {
+        let read_back = |e: &LogEvent| match LogRecord::parse(&serde_json::to_string(e).unwrap()) {
+            Ok(LogRecord::Event(back)) => back,
+            other => panic!("{other:?}"),
+        };
         let events = [
             LogEvent::Reread {
                 moves: 1,
@@ -394,7 +383,7 @@ mod tests {
         ];
         let words: Vec<String> = events
             .iter()
-            .map(|e| describe_event(&serde_json::to_value(e).unwrap()))
+            .map(|e| describe_event(&read_back(e)))
             .collect();
         assert_eq!(
             words,

@@ -117,7 +117,7 @@ pub(super) fn close_dialog<T: GameUi>(game: &mut T, title: &str) -> Result<(), S
 ///
 /// # Errors
 /// The stop: Ctrl-C, a win screen not passed within 6 s, a cover, or a failed click.
-pub(super) fn pass_win<T: FrameSource + KeySink + GameUi>(
+pub(super) fn pass_win_screen<T: FrameSource + KeySink + GameUi>(
     game: &mut T,
     reader: &mut Reader,
     settle: &SettleOptions,

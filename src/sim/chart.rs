@@ -13,15 +13,15 @@
 //! loads no system font. plotters draws into an RGB buffer ([`BitMapBackend::with_buffer`]);
 //! our `image` crate encodes the PNG.
 use super::compare::SolverRun;
-use super::stats;
 use super::{summarize_with, SimConfig};
+use crate::fsio::{self, Existing, WriteError};
+use crate::stats;
 use image::{ImageFormat, RgbImage};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::fs::OpenOptions;
-use std::io::{Cursor, Write};
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -148,30 +148,19 @@ pub fn check_path(path: &Path, force: bool) -> Result<(), ChartError> {
     Ok(())
 }
 
-/// Encodes `img` as PNG into `path`. Without `force` the file is created only if none is there
-/// (checked atomically, so a file that appeared during the run is kept too).
+/// Encodes `img` as PNG into `path`, atomically ([`crate::fsio::write_atomic`]). Without
+/// `force` the file is created only if none is there (checked atomically, so a file that appeared
+/// during the run is kept too); with `force` it is replaced.
 ///
 /// # Errors
 /// [`ChartError::Exists`], [`ChartError::Encode`], [`ChartError::Io`].
 pub fn write_png(img: &RgbImage, path: &Path, force: bool) -> Result<(), ChartError> {
     let mut png = Cursor::new(Vec::new());
     img.write_to(&mut png, ImageFormat::Png)?;
-    let mut open = OpenOptions::new();
-    open.write(true);
-    if force {
-        open.create(true).truncate(true);
-    } else {
-        open.create_new(true);
-    }
-    let io = |source: std::io::Error| ChartError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = open.open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => ChartError::Exists(path.to_path_buf()),
-        _ => io(e),
-    })?;
-    file.write_all(png.get_ref()).map_err(io)
+    fsio::write_bytes(path, png.get_ref(), Existing::replace_if(force)).map_err(|e| match e {
+        WriteError::Exists(path) => ChartError::Exists(path),
+        WriteError::Io { path, source } => ChartError::Io { path, source },
+    })
 }
 
 /// Registers the embedded font with plotters, once.

@@ -10,9 +10,9 @@
 //!
 //! - [`compare`]: several solvers over the same seeds, with summaries over one list of tiles.
 //! - [`chart`]: the PNG of a run or a comparison (the only module that imports plotters).
-//! - [`stats`]: medians and quantiles.
 use crate::engine::{AnyBoard, Game, Position, Shape, SpawnRule};
 use crate::solver::{Budget, Solver, SolverError};
+use crate::stats;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -21,7 +21,6 @@ use std::time::Instant;
 
 pub mod chart;
 pub mod compare;
-pub mod stats;
 
 /// The seed of game `index` of a run started with `seed`: a SplitMix64 step of `seed + index`,
 /// so neighbouring games get unrelated spawns.

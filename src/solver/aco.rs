@@ -343,6 +343,8 @@ pub struct Aco<P, E> {
 /// An ant's game checks the deadline every this many moves (a move on 9×9 costs about a
 /// microsecond or more: four afterstates evaluated).
 const DEADLINE_CHECK_MOVES: usize = 16;
+/// The most iterations one decision makes (iteration numbers are `u32`, and `it + 1` must fit).
+const MAX_ITERATIONS: u64 = u32::MAX as u64 - 1;
 
 impl<P: Position, E: Evaluator<P>> Aco<P, E> {
     /// A solver for boards of `shape` with `options`, scoring with `eval`. Allocates the
@@ -461,14 +463,16 @@ impl<P: Position, E: Evaluator<P>> Aco<P, E> {
             return Decision::from_values([None; 4], 0, 0, 0.0);
         }
         self.pheromone.reset();
+        // `None`: no count, until the deadline
         let iterations = match (budget.work, budget.time) {
-            (Some(w), _) => w.max(1),
-            (None, Some(_)) => u64::MAX,
-            (None, None) => self.options.iterations,
+            (Some(w), _) => Some(w.max(1)),
+            (None, Some(_)) => None,
+            (None, None) => Some(self.options.iterations),
         };
+        let last = iterations.map_or(MAX_ITERATIONS, |n| n.min(MAX_ITERATIONS)) as u32;
         let deadline = budget.deadline(start);
         let (mut nodes, mut done, mut stopped) = (0u64, 0u32, false);
-        'iterations: for it in 0..iterations.min(u64::from(u32::MAX - 1)) as u32 {
+        'iterations: for it in 0..last {
             let (mut best, mut total, mut ants) = (None::<u64>, 0u64, 0u64);
             for _ in 0..self.options.ants {
                 if nodes > 0 && (budget.stopped() || deadline.is_some_and(|d| Instant::now() >= d))

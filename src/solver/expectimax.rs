@@ -7,7 +7,10 @@
 //! - chance node: the average over every empty cell of 0.9 · (a 2 there) + 0.1 · (a 4 there)
 //!   (under [`SpawnRule::TwosOnly`], gnome-2048's rule: a 2 there, and half the nodes);
 //! - a chance node whose cumulative probability falls below [`CPROB_THRESHOLD`] (1e-4), or that
-//!   lies at the depth limit, is evaluated statically ([`super::heuristic::evaluate`]);
+//!   lies at the depth limit, is valued by the solver's evaluation ([`Evaluator::evaluate`]: the
+//!   heuristic by default, or another, such as a learned network); at any depth, an evaluation
+//!   that knows a chance node's value outright ([`Evaluator::exact`]: the endgame tables) answers
+//!   it without a search below;
 //! - a transposition table keyed by the board, holding the value and the depth still to search;
 //! - depth adapted to the position: `max(3, distinct tiles − 2)` moves beyond the root move;
 //! - an optional time budget per move (iterative deepening, aborting a depth that overruns);
@@ -151,8 +154,7 @@ pub fn distinct_tiles<P: Position>(board: P) -> u32 {
 /// Boards of fewer cells than this deepen within the default time budget instead of stopping at
 /// the adaptive depth: their search is small (a 3×3 board has at most 8 empty cells at a chance
 /// node, and few once the game is hard), and the distinct-tile rule, made for 4×4, stops it far
-/// too soon. Measured with `sim --size 3x3 --games 20 --seed 1` on a loaded machine: 512 reached
-/// in 30 % of games at the adaptive depth (`--depth 4`: 30 % too), 60 % deepening within 20 ms.
+/// too soon (BENCHMARKS.md, "Constants of the code").
 pub const SMALL_BOARD_CELLS: usize = 16;
 
 /// The deepest depth a decision on `board` searches when its budget names neither a depth nor a
@@ -175,9 +177,7 @@ pub fn adaptive_depth<P: Position>(board: P) -> u32 {
 
 /// A search to depth d uses only the first 2^(2d + 6) slots (at least 2^12, at most all): a
 /// table sized to the work stays in cache. Nodes grow about 8× per depth and a decision at depth d
-/// stores about 2^(2d) entries on the peer boards; on them 2^12..2^14 slots were fastest at depth
-/// 3, 2^14 at 4, 2^16 at 5, 2^16..2^18 at 6 (the full 2^21 was 20-30 % slower: a probe of 32 MiB
-/// misses the caches and the TLB).
+/// stores about 2^(2d) entries (BENCHMARKS.md, "Constants of the code", has the sizes measured).
 pub const ACTIVE_BITS_BASE: u32 = 6;
 /// Fewest table slots a search uses, log2.
 pub const MIN_ACTIVE_BITS: u32 = 12;
@@ -190,9 +190,8 @@ pub fn active_bits(limit: u32, table_bits: u32) -> u32 {
 
 /// Max nodes between two polls of the deadline, times the board's cells: 1024 nodes on 4×4, as
 /// nneonneo-sized searches need, and fewer on larger boards, whose nodes cost more (a max node at
-/// the horizon slides and evaluates four boards of R×C cells). Measured with `sim --size 9x9
-/// --time-ms 20`, 200 moves, load average 16 on 2 cores: the median decision took 23.6 ms when
-/// every board polled each 1024 nodes.
+/// the horizon slides and evaluates four boards of R×C cells; BENCHMARKS.md, "Constants of the
+/// code").
 pub const POLL_CELL_NODES: usize = 16 * 1024;
 
 /// The mask of the search's deadline poll for boards of `shape`: one less than the power of two

@@ -316,12 +316,15 @@ impl<P: Position, E: Evaluator<P>> MonteCarlo<P, E> {
         (value, moves)
     }
 
-    /// `rounds` more rollouts for `arm`, stopping early (after at least one) when `late` says so.
-    fn run_arm(&self, arm: &mut Arm<P>, rounds: u64, late: &(dyn Fn() -> bool + Sync)) {
-        for k in 0..rounds {
+    /// `rounds` more rollouts for `arm` (`None`: until `late`), stopping early (after at least
+    /// one) when `late` says so.
+    fn run_arm(&self, arm: &mut Arm<P>, rounds: Option<u64>, late: &(dyn Fn() -> bool + Sync)) {
+        let mut k = 0u64;
+        while rounds.is_none_or(|r| k < r) {
             if k > 0 && late() {
                 break;
             }
+            k += 1;
             let (v, n) = self.rollout(arm.after, arm.gained, &mut arm.rng);
             match v {
                 Some(v) => {
@@ -353,10 +356,11 @@ impl<P: Position, E: Evaluator<P>> MonteCarlo<P, E> {
                 moves: 0,
             });
         }
+        // `None`: no count, until the deadline
         let rounds = match (budget.work, budget.time) {
-            (Some(w), _) => w.max(1),
-            (None, Some(_)) => u64::MAX,
-            (None, None) => self.options.rollouts,
+            (Some(w), _) => Some(w.max(1)),
+            (None, Some(_)) => None,
+            (None, None) => Some(self.options.rollouts),
         };
         let deadline = budget.deadline(start);
         let stopped = AtomicBool::new(false);
@@ -372,12 +376,14 @@ impl<P: Position, E: Evaluator<P>> MonteCarlo<P, E> {
             live.par_iter_mut()
                 .for_each(|arm| self.run_arm(arm, rounds, &late));
         } else {
-            for k in 0..rounds {
+            let mut k = 0u64;
+            while rounds.is_none_or(|r| k < r) {
                 if k > 0 && late() {
                     break;
                 }
+                k += 1;
                 for arm in live.iter_mut() {
-                    self.run_arm(arm, 1, &|| false);
+                    self.run_arm(arm, Some(1), &|| false);
                 }
             }
         }
@@ -388,13 +394,13 @@ impl<P: Position, E: Evaluator<P>> MonteCarlo<P, E> {
     fn decision(&self, arms: &[Option<Arm<P>>; 4], start: Instant, stopped: bool) -> Decision {
         let dead = dead_value(arms.iter().flatten().map(|a| a.lowest));
         let mut values = [None; 4];
-        let (mut nodes, mut fewest) = (0, u64::MAX);
+        let mut nodes = 0;
         for arm in arms.iter().flatten() {
             values[arm.index] = Some((arm.sum + dead * arm.dead as f64) / arm.count as f64);
             nodes += arm.moves;
-            fewest = fewest.min(arm.count);
         }
-        let depth = if fewest == u64::MAX { 0 } else { fewest };
+        // the fewest rollouts of a legal move (0 when there is none)
+        let depth = arms.iter().flatten().map(|a| a.count).min().unwrap_or(0);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let mut d = Decision::from_values(values, nodes, depth.min(u64::from(u32::MAX)) as u32, ms);
         d.stopped = stopped;

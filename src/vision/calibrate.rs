@@ -13,7 +13,7 @@
 //! 5. an overlay's colour and opacity are fitted by least squares to (plain colour, colour
 //!    under overlay) pairs: `seen = (1 - alpha) * plain + alpha * colour`; it means "won" when its
 //!    board holds a 2048 or higher tile, "game over" when its board has no legal move.
-use super::cells::{glyphs, ring_colour, text_colour};
+use super::cells::{glyphs, ring_colour, text_colour, MAX_FOREIGN};
 use super::colour::{median, Rgb};
 use super::grid::{candidate_colours, find_grid, GridRect};
 use super::labels::Label;
@@ -121,187 +121,16 @@ impl Learner {
     /// [`LearnError::TooLittle`] when no empty cell or no tile could be learned.
     pub fn finish(&self) -> Result<(Profile, LearnReport), LearnError> {
         let mut report = LearnReport::default();
-        let mut located = Vec::new();
-        for s in &self.samples {
-            match locate(s) {
-                Some(l) => located.push(l),
-                None => report.skipped.push((
-                    s.origin.clone(),
-                    "no board of the label's shape found".into(),
-                )),
-            }
-        }
-        if located.is_empty() {
-            return Err(LearnError::NoBoard(self.samples.len()));
-        }
-        // The plain board colour: the one shared by most ordinary boards (moves left, no 2048
-        // yet: never under an overlay), then by most images.
-        let ordinary =
-            |l: &Located| !no_moves(&l.sample.label) && max_value(&l.sample.label) < 2048;
-        let base = located
-            .iter()
-            .map(|l| l.board)
-            .max_by_key(|c| {
-                let same = located.iter().filter(|o| o.board.dist(*c) <= SAME_BOARD);
-                (same.clone().filter(|o| ordinary(o)).count(), same.count())
-            })
-            .unwrap_or_default();
-        let (plain, shaded): (Vec<&Located>, Vec<&Located>) = located
-            .iter()
-            .partition(|l| l.board.dist(base) <= SAME_BOARD);
-        let board = median(&plain.iter().map(|l| l.board).collect::<Vec<_>>()).unwrap_or(base);
-
-        // Backgrounds and text colours per value (0 = empty).
-        let mut bgs: BTreeMap<u32, Vec<Rgb>> = BTreeMap::new();
-        for l in &plain {
-            for_cells(l, |_, v, rect| {
-                if let Some((c, share)) = ring_colour(&l.sample.image, &rect) {
-                    if share >= MIN_LEARN_SHARE {
-                        bgs.entry(v).or_default().push(c);
-                    }
-                }
-            });
-        }
-        let bg: BTreeMap<u32, Rgb> = bgs
-            .iter()
-            .filter_map(|(v, cs)| median(cs).map(|m| (*v, m)))
-            .collect();
-        let Some(&empty) = bg.get(&0) else {
-            return Err(LearnError::TooLittle("no empty cell seen".into()));
-        };
-        if bg.len() < 2 {
-            return Err(LearnError::TooLittle("no tile seen".into()));
-        }
-        let mut deviations = Vec::new();
-        for (v, cs) in &bgs {
-            deviations.extend(cs.iter().map(|c| c.dist(bg[v])));
-        }
-        let mut texts: BTreeMap<u32, Vec<Rgb>> = BTreeMap::new();
-        for l in &plain {
-            for_cells(l, |_, v, rect| {
-                if v == 0 {
-                    return;
-                }
-                if let Some((c, share)) = ring_colour(&l.sample.image, &rect) {
-                    if share >= MIN_LEARN_SHARE && c.dist(bg[&v]) <= MIN_TOLERANCE {
-                        if let Some(t) = text_colour(&l.sample.image, &rect, bg[&v]) {
-                            texts.entry(v).or_default().push(t);
-                        }
-                    }
-                }
-            });
-        }
-        let tiles: Vec<TileLook> = bg
-            .iter()
-            .filter(|(v, _)| **v != 0)
-            .filter_map(|(v, b)| {
-                median(texts.get(v)?).map(|t| TileLook {
-                    value: *v,
-                    background: *b,
-                    text: t,
-                })
-            })
-            .collect();
-
-        // Glyphs.
-        let mut sums: BTreeMap<u8, (Vec<u32>, f32, u32)> = BTreeMap::new();
-        for l in &plain {
-            for_cells(l, |_, v, rect| {
-                let Some(t) = tiles.iter().find(|t| t.value == v) else {
-                    return;
-                };
-                let Some((c, share)) = ring_colour(&l.sample.image, &rect) else {
-                    return;
-                };
-                if share < MIN_LEARN_SHARE || c.dist(t.background) > MIN_TOLERANCE {
-                    return;
-                }
-                let (gl, foreign) = glyphs(&l.sample.image, &rect, t.background, t.text);
-                let digits = v.to_string();
-                if gl.len() != digits.len() || foreign > 0.02 {
-                    return;
-                }
-                for (g, d) in gl.iter().zip(digits.bytes()) {
-                    let e =
-                        sums.entry(d - b'0')
-                            .or_insert((vec![0; GLYPH_SIZE * GLYPH_SIZE], 0.0, 0));
-                    for (s, &x) in e.0.iter_mut().zip(&g.levels) {
-                        *s += u32::from(x);
-                    }
-                    e.1 += g.aspect;
-                    e.2 += 1;
-                }
-            });
-        }
-        let digit: Vec<GlyphTemplate> = sums
-            .iter()
-            .map(|(d, (s, a, n))| {
-                let levels: Vec<u8> = s.iter().map(|x| (x / n) as u8).collect();
-                GlyphTemplate::from_levels(*d, a / *n as f32, &levels)
-            })
-            .collect();
-
-        // Overlays.
-        let mut overlays = Vec::new();
-        let mut groups: Vec<Vec<&Located>> = Vec::new();
-        for l in shaded {
-            match groups
-                .iter_mut()
-                .find(|g| g[0].board.dist(l.board) <= SAME_BOARD)
-            {
-                Some(g) => g.push(l),
-                None => groups.push(vec![l]),
-            }
-        }
-        for g in groups {
-            let mut pairs = vec![(board, g[0].board)];
-            for l in &g {
-                for_cells(l, |_, v, rect| {
-                    if let (Some(b), Some((c, share))) =
-                        (bg.get(&v), ring_colour(&l.sample.image, &rect))
-                    {
-                        if share >= MIN_LEARN_SHARE {
-                            pairs.push((*b, c));
-                        }
-                    }
-                });
-            }
-            let status = if g.iter().any(|l| max_value(&l.sample.label) >= 2048) {
-                Some(OverlayStatus::Won)
-            } else if g.iter().any(|l| no_moves(&l.sample.label)) {
-                Some(OverlayStatus::GameOver)
-            } else {
-                None
-            };
-            let names: Vec<&str> = g.iter().map(|l| l.sample.origin.as_str()).collect();
-            match (status, fit_overlay(&pairs)) {
-                (Some(status), Some((colour, alpha))) => {
-                    report
-                        .overlays
-                        .push(format!("{status:?} ({})", names.join(", ")));
-                    overlays.push(Overlay {
-                        status,
-                        colour,
-                        alpha,
-                    });
-                }
-                _ => {
-                    for n in names {
-                        report.skipped.push((
-                            n.to_string(),
-                            "board colour differs and no overlay fits".into(),
-                        ));
-                    }
-                }
-            }
-        }
-
-        deviations.sort_unstable();
-        let p90 = deviations
-            .get(deviations.len() * 9 / 10)
-            .copied()
-            .unwrap_or(0);
-        let tolerance = (p90 + 4).clamp(MIN_TOLERANCE, MAX_TOLERANCE);
+        let located = self.locate_all(&mut report)?;
+        let (board, plain, shaded) = split_by_board_colour(&located);
+        let bgs = background_samples(&plain);
+        let bg = learn_backgrounds(&bgs)?;
+        let empty = bg[&0];
+        let tiles = learn_tiles(&plain, &bg);
+        let sums = sum_glyphs(&plain, &tiles);
+        let digit = digit_templates(&sums);
+        let overlays = learn_overlays(shaded, board, &bg, &mut report);
+        let tolerance = learned_tolerance(&bgs, &bg);
         report.used = located.iter().map(|l| l.sample.origin.clone()).collect();
         report.values = tiles.iter().map(|t| t.value).collect();
         report.missing_values = (1..=17)
@@ -330,6 +159,245 @@ impl Learner {
             animation: None,
         };
         Ok((profile, report))
+    }
+
+    /// Every sample whose grid is found; the others go to `report.skipped`.
+    fn locate_all(&self, report: &mut LearnReport) -> Result<Vec<Located<'_>>, LearnError> {
+        let mut located = Vec::new();
+        for s in &self.samples {
+            match locate(s) {
+                Some(l) => located.push(l),
+                None => report.skipped.push((
+                    s.origin.clone(),
+                    "no board of the label's shape found".into(),
+                )),
+            }
+        }
+        if located.is_empty() {
+            return Err(LearnError::NoBoard(self.samples.len()));
+        }
+        Ok(located)
+    }
+}
+
+/// The plain board colour, the samples showing it and those under an overlay. The plain colour
+/// is the one shared by most ordinary boards (moves left, no 2048 yet: never under an overlay),
+/// then by most images; the result is the median of the plain samples' board colours.
+fn split_by_board_colour<'s, 'a>(
+    located: &'s [Located<'a>],
+) -> (Rgb, Vec<&'s Located<'a>>, Vec<&'s Located<'a>>) {
+    let ordinary = |l: &Located| !no_moves(&l.sample.label) && max_value(&l.sample.label) < 2048;
+    let base = located
+        .iter()
+        .map(|l| l.board)
+        .max_by_key(|c| {
+            let same = located.iter().filter(|o| o.board.dist(*c) <= SAME_BOARD);
+            (same.clone().filter(|o| ordinary(o)).count(), same.count())
+        })
+        .unwrap_or_default();
+    let (plain, shaded): (Vec<&Located>, Vec<&Located>) = located
+        .iter()
+        .partition(|l| l.board.dist(base) <= SAME_BOARD);
+    let board = median(&plain.iter().map(|l| l.board).collect::<Vec<_>>()).unwrap_or(base);
+    (board, plain, shaded)
+}
+
+/// Every clear ring colour seen per value (0 = empty) on plain boards.
+fn background_samples(plain: &[&Located]) -> BTreeMap<u32, Vec<Rgb>> {
+    let mut bgs: BTreeMap<u32, Vec<Rgb>> = BTreeMap::new();
+    for l in plain {
+        for_cells(l, |_, v, rect| {
+            if let Some((c, share)) = ring_colour(&l.sample.image, &rect) {
+                if share >= MIN_LEARN_SHARE {
+                    bgs.entry(v).or_default().push(c);
+                }
+            }
+        });
+    }
+    bgs
+}
+
+/// Each value's background: the median of its samples.
+///
+/// # Errors
+/// [`LearnError::TooLittle`] when no empty cell or no tile was seen.
+fn learn_backgrounds(bgs: &BTreeMap<u32, Vec<Rgb>>) -> Result<BTreeMap<u32, Rgb>, LearnError> {
+    let bg: BTreeMap<u32, Rgb> = bgs
+        .iter()
+        .filter_map(|(v, cs)| median(cs).map(|m| (*v, m)))
+        .collect();
+    if !bg.contains_key(&0) {
+        return Err(LearnError::TooLittle("no empty cell seen".into()));
+    }
+    if bg.len() < 2 {
+        return Err(LearnError::TooLittle("no tile seen".into()));
+    }
+    Ok(bg)
+}
+
+/// The cell tolerance (8-bit levels): the 90th percentile of the samples' distances from their
+/// value's background, plus 4, within [`MIN_TOLERANCE`]..=[`MAX_TOLERANCE`].
+fn learned_tolerance(bgs: &BTreeMap<u32, Vec<Rgb>>, bg: &BTreeMap<u32, Rgb>) -> u8 {
+    let mut deviations = Vec::new();
+    for (v, cs) in bgs {
+        deviations.extend(cs.iter().map(|c| c.dist(bg[v])));
+    }
+    deviations.sort_unstable();
+    let p90 = deviations
+        .get(deviations.len() * 9 / 10)
+        .copied()
+        .unwrap_or(0);
+    (p90 + 4).clamp(MIN_TOLERANCE, MAX_TOLERANCE)
+}
+
+/// Each tile value's look: its background and the median of its text colours.
+fn learn_tiles(plain: &[&Located], bg: &BTreeMap<u32, Rgb>) -> Vec<TileLook> {
+    let mut texts: BTreeMap<u32, Vec<Rgb>> = BTreeMap::new();
+    for l in plain {
+        for_cells(l, |_, v, rect| {
+            if v == 0 {
+                return;
+            }
+            if let Some((c, share)) = ring_colour(&l.sample.image, &rect) {
+                if share >= MIN_LEARN_SHARE && c.dist(bg[&v]) <= MIN_TOLERANCE {
+                    if let Some(t) = text_colour(&l.sample.image, &rect, bg[&v]) {
+                        texts.entry(v).or_default().push(t);
+                    }
+                }
+            }
+        });
+    }
+    bg.iter()
+        .filter(|(v, _)| **v != 0)
+        .filter_map(|(v, b)| {
+            median(texts.get(v)?).map(|t| TileLook {
+                value: *v,
+                background: *b,
+                text: t,
+            })
+        })
+        .collect()
+}
+
+/// Sum of every glyph seen per digit: (summed levels, summed aspect, count).
+type GlyphSums = BTreeMap<u8, (Vec<u32>, f32, u32)>;
+
+/// Adds up the glyphs of every clear tile whose glyph count matches its value's digit count.
+fn sum_glyphs(plain: &[&Located], tiles: &[TileLook]) -> GlyphSums {
+    let mut sums = GlyphSums::new();
+    for l in plain {
+        for_cells(l, |_, v, rect| {
+            let Some(t) = tiles.iter().find(|t| t.value == v) else {
+                return;
+            };
+            let Some((c, share)) = ring_colour(&l.sample.image, &rect) else {
+                return;
+            };
+            if share < MIN_LEARN_SHARE || c.dist(t.background) > MIN_TOLERANCE {
+                return;
+            }
+            let (gl, foreign) = glyphs(&l.sample.image, &rect, t.background, t.text);
+            let digits = v.to_string();
+            if gl.len() != digits.len() || foreign > MAX_FOREIGN {
+                return;
+            }
+            for (g, d) in gl.iter().zip(digits.bytes()) {
+                let e = sums
+                    .entry(d - b'0')
+                    .or_insert((vec![0; GLYPH_SIZE * GLYPH_SIZE], 0.0, 0));
+                for (s, &x) in e.0.iter_mut().zip(&g.levels) {
+                    *s += u32::from(x);
+                }
+                e.1 += g.aspect;
+                e.2 += 1;
+            }
+        });
+    }
+    sums
+}
+
+/// Each digit's template: the mean of its glyphs.
+fn digit_templates(sums: &GlyphSums) -> Vec<GlyphTemplate> {
+    sums.iter()
+        .map(|(d, (s, a, n))| {
+            let levels: Vec<u8> = s.iter().map(|x| (x / n) as u8).collect();
+            GlyphTemplate::from_levels(*d, a / *n as f32, &levels)
+        })
+        .collect()
+}
+
+/// The overlays: shaded samples grouped by board colour, one overlay fitted per group; a group
+/// that fits none (or whose status is unknown) goes to `report.skipped`.
+fn learn_overlays(
+    shaded: Vec<&Located>,
+    board: Rgb,
+    bg: &BTreeMap<u32, Rgb>,
+    report: &mut LearnReport,
+) -> Vec<Overlay> {
+    let mut groups: Vec<Vec<&Located>> = Vec::new();
+    for l in shaded {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].board.dist(l.board) <= SAME_BOARD)
+        {
+            Some(g) => g.push(l),
+            None => groups.push(vec![l]),
+        }
+    }
+    let mut overlays = Vec::new();
+    for g in groups {
+        let names: Vec<&str> = g.iter().map(|l| l.sample.origin.as_str()).collect();
+        match (
+            overlay_status(&g),
+            fit_overlay(&overlay_pairs(&g, board, bg)),
+        ) {
+            (Some(status), Some((colour, alpha))) => {
+                report
+                    .overlays
+                    .push(format!("{status:?} ({})", names.join(", ")));
+                overlays.push(Overlay {
+                    status,
+                    colour,
+                    alpha,
+                });
+            }
+            _ => {
+                for n in names {
+                    report.skipped.push((
+                        n.to_string(),
+                        "board colour differs and no overlay fits".into(),
+                    ));
+                }
+            }
+        }
+    }
+    overlays
+}
+
+/// (plain colour, colour under the overlay) pairs of a group: its board, then every clear cell.
+fn overlay_pairs(g: &[&Located], board: Rgb, bg: &BTreeMap<u32, Rgb>) -> Vec<(Rgb, Rgb)> {
+    let mut pairs = vec![(board, g[0].board)];
+    for l in g {
+        for_cells(l, |_, v, rect| {
+            if let (Some(b), Some((c, share))) = (bg.get(&v), ring_colour(&l.sample.image, &rect)) {
+                if share >= MIN_LEARN_SHARE {
+                    pairs.push((*b, c));
+                }
+            }
+        });
+    }
+    pairs
+}
+
+/// What a group's overlay means: won when a board holds 2048 or more, game over when a board has
+/// no legal move.
+fn overlay_status(g: &[&Located]) -> Option<OverlayStatus> {
+    if g.iter().any(|l| max_value(&l.sample.label) >= 2048) {
+        Some(OverlayStatus::Won)
+    } else if g.iter().any(|l| no_moves(&l.sample.label)) {
+        Some(OverlayStatus::GameOver)
+    } else {
+        None
     }
 }
 

@@ -10,6 +10,7 @@
 use super::colour::{dominant, Rgb};
 use super::glyph::{segment, Glyph, TemplateSet};
 use super::grid::CellRect;
+use super::profile::PaletteEntry;
 use super::CellProblem;
 use image::RgbaImage;
 
@@ -42,8 +43,9 @@ pub(crate) enum CellOutcome {
     },
 }
 
-/// Palette entry: (value, background, text); value 0 = empty.
-pub(crate) type Entry = (u32, Rgb, Rgb);
+/// Largest share of foreign pixels (off the segment background -> text) in a tile's text box
+/// for its digits to be trusted; more means something covers the cell.
+pub(crate) const MAX_FOREIGN: f32 = 0.02;
 
 /// Pixels of a rectangle `(x0, y0, x1, y1)` (exclusive ends), clipped to the image.
 fn pixels_in(img: &RgbaImage, (x0, y0, x1, y1): (u32, u32, u32, u32), step: u32) -> Vec<Rgb> {
@@ -155,25 +157,20 @@ fn read_unseen_value(
     img: &RgbaImage,
     r: &CellRect,
     ring: &[Rgb],
-    palette: &[Entry],
+    palette: &[PaletteEntry],
     templates: &TemplateSet,
 ) -> Option<CellOutcome> {
-    let largest = palette.iter().map(|e| e.0).max().unwrap_or(0);
+    let largest = palette.iter().map(|e| e.value).max().unwrap_or(0);
     let (bg, share) = dominant(ring, 5)?;
     if share < UNSEEN_RING_SHARE || largest == 0 {
         return None;
     }
     let text = text_colour(img, r, bg)?;
     let (gl, foreign) = glyphs(img, r, bg, text);
-    if foreign > 0.02 || gl.is_empty() {
+    if foreign > MAX_FOREIGN || gl.is_empty() {
         return None;
     }
-    let per: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
-    let mut scored: Vec<(u32, f32)> = (1..=17u32)
-        .map(|e| 1u32 << e)
-        .filter_map(|v| templates.value_score_from(&per, v).map(|s| (v, s)))
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let scored = templates.rank_powers_of_two(&templates.glyph_scores(&gl));
     let &(value, score) = scored.first()?;
     let second = scored.get(1).map_or(0.0, |s| s.1);
     if value <= largest || score < UNSEEN_SCORE.0 || score - second < UNSEEN_SCORE.1 {
@@ -207,171 +204,259 @@ fn text_clipped_at_sides(img: &RgbaImage, r: &CellRect, bg: Rgb, text: Rgb) -> b
     sides && !ends
 }
 
-/// Reads one cell against a palette (`tol` in 8-bit levels) and digit templates.
+/// A cell not readable, with why and how sure.
+fn unreadable(problem: CellProblem, confidence: f32) -> CellOutcome {
+    CellOutcome::Unreadable {
+        problem,
+        confidence,
+    }
+}
+
+/// Reads one cell against a palette (`tol` in 8-bit levels) and digit templates: the ring's
+/// background names the candidate values, then the centre decides (plain: empty; digits: which
+/// candidate).
 pub(crate) fn read_cell(
     img: &RgbaImage,
     r: &CellRect,
-    palette: &[Entry],
+    palette: &[PaletteEntry],
     tol: u8,
     templates: &TemplateSet,
 ) -> CellOutcome {
     let ring = ring_pixels(img, r);
     if ring.is_empty() || palette.is_empty() {
-        return CellOutcome::Unreadable {
-            problem: CellProblem::UnknownColour { seen: Rgb::BLACK },
-            confidence: 0.0,
-        };
+        return unreadable(CellProblem::UnknownColour { seen: Rgb::BLACK }, 0.0);
     }
+    let bg = match match_background(&ring, palette, tol) {
+        Ok(bg) => bg,
+        Err(share) => {
+            if let Some(out) = read_unseen_value(img, r, &ring, palette, templates) {
+                return out;
+            }
+            let seen = dominant(&ring, 5).map_or(Rgb::BLACK, |d| d.0);
+            return unreadable(CellProblem::UnknownColour { seen }, share);
+        }
+    };
+    if bg.candidates.iter().all(|e| e.value == 0) {
+        return read_empty(img, r, &bg, tol);
+    }
+    let tiles: Vec<PaletteEntry> = bg
+        .candidates
+        .iter()
+        .copied()
+        .filter(|e| e.value != 0)
+        .collect();
+    read_tile(img, r, &bg, &tiles, templates)
+}
+
+/// A cell's background as matched against the palette.
+struct Background {
+    /// The matched palette colour.
+    colour: Rgb,
+    /// Confidence (0..=1) from the share of the ring that matches it.
+    confidence: f32,
+    /// Every palette entry painted on this background (nearly as many ring matches, same colour).
+    candidates: Vec<PaletteEntry>,
+}
+
+/// The palette background most ring pixels match (within `tol`, 8-bit levels); `Err(share)`
+/// when its share of the ring is below [`MIN_RING_SHARE`].
+fn match_background(ring: &[Rgb], palette: &[PaletteEntry], tol: u8) -> Result<Background, f32> {
     let counts: Vec<usize> = palette
         .iter()
-        .map(|e| ring.iter().filter(|c| c.dist(e.1) <= tol).count())
+        .map(|e| ring.iter().filter(|c| c.dist(e.background) <= tol).count())
         .collect();
     let best = (0..palette.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
     let share = counts[best] as f32 / ring.len() as f32;
     if share < MIN_RING_SHARE {
-        if let Some(out) = read_unseen_value(img, r, &ring, palette, templates) {
-            return out;
-        }
-        let seen = dominant(&ring, 5).map_or(Rgb::BLACK, |d| d.0);
-        return CellOutcome::Unreadable {
-            problem: CellProblem::UnknownColour { seen },
-            confidence: share,
-        };
+        return Err(share);
     }
-    let colour_conf = ramp(share, (0.3, 0.7));
-    let bg = palette[best].1;
-    // Every value painted on this background.
-    let cands: Vec<Entry> = palette
+    let colour = palette[best].background;
+    let candidates = palette
         .iter()
         .zip(&counts)
-        .filter(|(e, &n)| n * 10 >= counts[best] * 9 && e.1.dist(bg) <= tol)
+        .filter(|(e, &n)| n * 10 >= counts[best] * 9 && e.background.dist(colour) <= tol)
         .map(|(e, _)| *e)
         .collect();
-    if cands.iter().all(|e| e.0 == 0) {
-        let centre = pixels_in(
-            img,
-            r.frac(
-                EMPTY_CENTRE.0,
-                EMPTY_CENTRE.1,
-                EMPTY_CENTRE.0,
-                EMPTY_CENTRE.1,
-            ),
-            1,
-        );
-        let noise =
-            centre.iter().filter(|c| c.dist(bg) > tol).count() as f32 / centre.len().max(1) as f32;
-        if noise > MAX_EMPTY_NOISE {
-            return CellOutcome::Unreadable {
-                problem: CellProblem::Occluded { foreign: noise },
-                confidence: 1.0 - noise,
-            };
-        }
-        return CellOutcome::Read {
-            value: 0,
-            confidence: colour_conf,
-        };
+    Ok(Background {
+        colour,
+        confidence: ramp(share, (0.3, 0.7)),
+        candidates,
+    })
+}
+
+/// An empty cell: its centre must be plain background (at most [`MAX_EMPTY_NOISE`] off it),
+/// else something covers it.
+fn read_empty(img: &RgbaImage, r: &CellRect, bg: &Background, tol: u8) -> CellOutcome {
+    let (lo, hi) = EMPTY_CENTRE;
+    let centre = pixels_in(img, r.frac(lo, hi, lo, hi), 1);
+    let noise = centre.iter().filter(|c| c.dist(bg.colour) > tol).count() as f32
+        / centre.len().max(1) as f32;
+    if noise > MAX_EMPTY_NOISE {
+        return unreadable(CellProblem::Occluded { foreign: noise }, 1.0 - noise);
     }
-    let tiles: Vec<Entry> = cands.into_iter().filter(|e| e.0 != 0).collect();
-    let text = tiles[0].2;
-    let (gl, foreign) = glyphs(img, r, bg, text);
-    let no_templates = (0..10).all(|d| !templates.has(d));
-    if no_templates {
-        if tiles.len() == 1 {
-            return CellOutcome::Read {
-                value: tiles[0].0,
-                confidence: colour_conf,
-            };
-        }
-        return CellOutcome::Unreadable {
-            problem: CellProblem::Ambiguous {
-                values: tiles.iter().map(|e| e.0).collect(),
-            },
-            confidence: 0.0,
-        };
+    CellOutcome::Read {
+        value: 0,
+        confidence: bg.confidence,
     }
-    // Score every value this background can be, and every power of two as a cross-check.
-    let per_glyph: Vec<[f32; 10]> = gl.iter().map(|g| templates.digit_scores(g)).collect();
-    let mut scored: Vec<(u32, f32)> = tiles
-        .iter()
-        .filter_map(|e| {
-            templates
-                .value_score_from(&per_glyph, e.0)
-                .map(|s| (e.0, s))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let Some(&(value, score)) = scored.first() else {
-        // Text wider than the cell (gnome-2048 keeps its font size in narrow stretched cells and
-        // clips the digits at the cell's sides): no whole glyph is left, but a background that
-        // only one value has still names the tile.
-        if tiles.len() == 1 && foreign <= 0.02 && text_clipped_at_sides(img, r, bg, text) {
-            return CellOutcome::Read {
-                value: tiles[0].0,
-                confidence: colour_conf.min(CLIPPED_TEXT_CONFIDENCE),
-            };
-        }
-        let problem = if foreign > 0.02 {
-            CellProblem::Occluded { foreign }
+}
+
+/// What a tile's text box shows.
+struct TileText<'a> {
+    /// Values the background can be (none of them 0).
+    tiles: &'a [PaletteEntry],
+    /// The glyphs found.
+    glyphs: Vec<Glyph>,
+    /// Share of foreign pixels in the text box, 0..=1.
+    foreign: f32,
+}
+
+impl TileText<'_> {
+    /// Why the digits did not read: covered, or no candidate fits them.
+    fn problem(&self) -> CellProblem {
+        if self.foreign > MAX_FOREIGN {
+            CellProblem::Occluded {
+                foreign: self.foreign,
+            }
         } else {
             CellProblem::DigitsUnreadable {
-                glyphs: gl.len(),
-                values: tiles.iter().map(|e| e.0).collect(),
+                glyphs: self.glyphs.len(),
+                values: self.tiles.iter().map(|e| e.value).collect(),
             }
-        };
-        return CellOutcome::Unreadable {
-            problem,
-            confidence: 0.0,
-        };
+        }
+    }
+}
+
+/// A tile: its digits decide between the values its background can be, and are cross-checked
+/// against every power of two.
+fn read_tile(
+    img: &RgbaImage,
+    r: &CellRect,
+    bg: &Background,
+    tiles: &[PaletteEntry],
+    templates: &TemplateSet,
+) -> CellOutcome {
+    let text = tiles[0].text;
+    let (glyphs, foreign) = glyphs(img, r, bg.colour, text);
+    if (0..10).all(|d| !templates.has(d)) {
+        return read_by_colour_alone(tiles, bg.confidence);
+    }
+    let seen = TileText {
+        tiles,
+        glyphs,
+        foreign,
     };
-    let mut conf = colour_conf.min(ramp(score, GLYPH_SCORE_RANGE));
+    let per_glyph = templates.glyph_scores(&seen.glyphs);
+    let scored = rank_candidates(templates, &per_glyph, tiles);
+    let Some(&(value, score)) = scored.first() else {
+        return read_clipped_text(img, r, bg, text, &seen);
+    };
+    let conf = bg.confidence.min(ramp(score, GLYPH_SCORE_RANGE));
     if let Some(&(other, s2)) = scored.get(1) {
         if score - s2 < MIN_MARGIN {
-            return CellOutcome::Unreadable {
-                problem: CellProblem::Ambiguous {
-                    values: vec![value, other],
-                },
-                confidence: conf * 0.5,
-            };
+            let values = vec![value, other];
+            return unreadable(CellProblem::Ambiguous { values }, conf * 0.5);
         }
     }
-    // A different power of two whose digits fit clearly better means the colour lies.
-    let alt = (1..=17u32)
-        .map(|e| 1u32 << e)
-        .filter(|&v| v != value)
-        .filter_map(|v| templates.value_score_from(&per_glyph, v).map(|s| (v, s)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    if let Some((v2, s2)) = alt {
-        if s2 > score + 0.08 {
-            conf = conf.min(0.3);
-            if conf < super::MIN_CONFIDENCE {
-                return CellOutcome::Unreadable {
-                    problem: CellProblem::ColourDigitsDisagree {
-                        colour: value,
-                        digits: v2,
-                    },
-                    confidence: conf,
-                };
-            }
-        }
-    }
+    let conf = match cross_check_powers(templates, &per_glyph, value, score, conf) {
+        Ok(conf) => conf,
+        Err(out) => return out,
+    };
     if conf < super::MIN_CONFIDENCE {
-        let problem = if foreign > 0.02 {
-            CellProblem::Occluded { foreign }
-        } else {
-            CellProblem::DigitsUnreadable {
-                glyphs: gl.len(),
-                values: tiles.iter().map(|e| e.0).collect(),
-            }
-        };
-        return CellOutcome::Unreadable {
-            problem,
-            confidence: conf,
-        };
+        return unreadable(seen.problem(), conf);
     }
     CellOutcome::Read {
         value,
         confidence: conf,
     }
+}
+
+/// Without digit templates a background names a tile only when one value has it.
+fn read_by_colour_alone(tiles: &[PaletteEntry], confidence: f32) -> CellOutcome {
+    if let [tile] = tiles {
+        return CellOutcome::Read {
+            value: tile.value,
+            confidence,
+        };
+    }
+    let values = tiles.iter().map(|e| e.value).collect();
+    unreadable(CellProblem::Ambiguous { values }, 0.0)
+}
+
+/// Every candidate value the glyphs can spell, with its score, best first.
+fn rank_candidates(
+    templates: &TemplateSet,
+    per_glyph: &[[f32; 10]],
+    tiles: &[PaletteEntry],
+) -> Vec<(u32, f32)> {
+    let mut scored: Vec<(u32, f32)> = tiles
+        .iter()
+        .filter_map(|e| {
+            templates
+                .value_score_from(per_glyph, e.value)
+                .map(|s| (e.value, s))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored
+}
+
+/// No candidate fits the glyphs. Text wider than the cell (gnome-2048 keeps its font size in
+/// narrow stretched cells and clips the digits at the cell's sides) leaves no whole glyph, but a
+/// background that only one value has still names the tile.
+fn read_clipped_text(
+    img: &RgbaImage,
+    r: &CellRect,
+    bg: &Background,
+    text: Rgb,
+    seen: &TileText,
+) -> CellOutcome {
+    if let [tile] = seen.tiles {
+        if seen.foreign <= MAX_FOREIGN && text_clipped_at_sides(img, r, bg.colour, text) {
+            return CellOutcome::Read {
+                value: tile.value,
+                confidence: bg.confidence.min(CLIPPED_TEXT_CONFIDENCE),
+            };
+        }
+    }
+    unreadable(seen.problem(), 0.0)
+}
+
+/// Confidence (0..=1) left to a tile when another power of two fits its digits clearly better.
+const DISPUTED_CONFIDENCE: f32 = 0.3;
+/// Glyph score by which another power of two must beat the read value to dispute it.
+const DISPUTE_MARGIN: f32 = 0.08;
+
+/// A different power of two whose digits fit clearly better means the colour lies: the
+/// confidence drops to [`DISPUTED_CONFIDENCE`], and below the reading threshold the cell is
+/// unreadable (`Err`). Otherwise `Ok` with the confidence, lowered or not.
+fn cross_check_powers(
+    templates: &TemplateSet,
+    per_glyph: &[[f32; 10]],
+    value: u32,
+    score: f32,
+    conf: f32,
+) -> Result<f32, CellOutcome> {
+    // The best other power; among equal scores the larger value.
+    let alt = templates
+        .rank_powers_of_two(per_glyph)
+        .into_iter()
+        .filter(|&(v, _)| v != value)
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let Some((digits, s2)) = alt else {
+        return Ok(conf);
+    };
+    if s2 <= score + DISPUTE_MARGIN {
+        return Ok(conf);
+    }
+    let conf = conf.min(DISPUTED_CONFIDENCE);
+    if conf < super::MIN_CONFIDENCE {
+        let problem = CellProblem::ColourDigitsDisagree {
+            colour: value,
+            digits,
+        };
+        return Err(unreadable(problem, conf));
+    }
+    Ok(conf)
 }
 
 /// Central box of a cell searched for a growing tile (fractions of the side).

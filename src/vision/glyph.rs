@@ -234,6 +234,22 @@ impl TemplateSet {
         Some(worst)
     }
 
+    /// Every power of two from 2 to 2^17 that the glyphs can spell, with its score (see
+    /// [`TemplateSet::value_score_from`]), best first; equal scores keep the smaller value first.
+    pub fn rank_powers_of_two(&self, scores: &[[f32; 10]]) -> Vec<(u32, f32)> {
+        let mut ranked: Vec<(u32, f32)> = (1..=17u32)
+            .map(|e| 1u32 << e)
+            .filter_map(|v| self.value_score_from(scores, v).map(|s| (v, s)))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked
+    }
+
+    /// Per-glyph digit scores of every glyph (see [`TemplateSet::digit_scores`]).
+    pub fn glyph_scores(&self, glyphs: &[Glyph]) -> Vec<[f32; 10]> {
+        glyphs.iter().map(|g| self.digit_scores(g)).collect()
+    }
+
     /// Score of reading `glyphs` as `value`: the worst glyph's similarity, or `None` when the
     /// glyph count differs from the value's digit count or a digit has no template.
     pub fn value_score(&self, glyphs: &[Glyph], value: u32) -> Option<f32> {

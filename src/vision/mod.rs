@@ -5,9 +5,14 @@
 //! colour (or, under a semi-transparent overlay, in that colour shaded by the overlay, which also
 //! gives the "game over" / "won" status); [`cells`] reads each cell from its background colour and
 //! its digits ([`glyph`] templates), never guessing: a cell below [`MIN_CONFIDENCE`] is reported
-//! with a [`CellProblem`]. [`Reader`] remembers the grid between frames and then only samples the
-//! known cells (after checking the gaps are still where they were). [`calibrate::Learner`] makes
-//! profiles from (image, known board) pairs; [`annotate`] draws what was read.
+//! with a [`CellProblem`]. What a read gives ([`Reading`], [`ReadError`]) is in `reading.rs`;
+//! this file holds the [`Reader`]'s policy: it remembers the grid between frames and then only
+//! samples the known cells (after checking the gaps are still where they were), keeps a confirmed
+//! grid as an anchor, and tries every profile when the grid is lost. Where no profile reads the
+//! whole board it reads without one (`freeform.rs`: digits alone, against every built-in's
+//! templates), and where no grid with gaps is found it looks for a board drawn without gaps
+//! ([`gapless`]). [`calibrate::Learner`] makes profiles from (image, known board) pairs;
+//! [`annotate`] draws what was read.
 //!
 //! ```no_run
 //! use bot2048::vision::{Profile, ProfileChoice, Reader};
@@ -27,17 +32,17 @@ pub mod grid;
 pub mod io;
 pub mod labels;
 pub mod profile;
+mod reading;
 
 pub use cells::Growing;
 pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
 pub use profile::{resolve, AnimationLook, Profile, ProfileError, Resolved};
+pub use reading::{describe, BoardStatus, CellIssue, CellProblem, CellRead, ReadError, Reading};
 
 use cells::{read_cell, read_growing, CellOutcome};
 use glyph::TemplateSet;
 use image::RgbaImage;
-use serde::Serialize;
-use std::fmt;
 
 /// Confidence (0..=1) below which a cell is unreadable.
 pub const MIN_CONFIDENCE: f32 = 0.5;
@@ -61,209 +66,6 @@ pub enum ProfileChoice {
     Among(Vec<Profile>),
     /// This profile only.
     Given(Profile),
-}
-
-/// What the board says beyond its cells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BoardStatus {
-    /// Every cell read; moves remain.
-    Ok,
-    /// A "game over" overlay was seen, or every cell was read and no move is legal.
-    GameOver,
-    /// A "you win" overlay was seen.
-    Won,
-    /// At least one cell could not be read (see [`Reading::issues`]).
-    Unreadable,
-}
-
-impl fmt::Display for BoardStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BoardStatus::Ok => "ok",
-            BoardStatus::GameOver => "game_over",
-            BoardStatus::Won => "won",
-            BoardStatus::Unreadable => "unreadable",
-        })
-    }
-}
-
-/// One cell as read.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct CellRead {
-    /// Tile value (0 = empty), or `None` when unreadable.
-    pub value: Option<u32>,
-    /// Confidence 0..=1; below [`MIN_CONFIDENCE`] the value is `None`.
-    pub confidence: f32,
-}
-
-/// Why a cell could not be read.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum CellProblem {
-    /// The cell's background is no colour of the profile (black = an occluded window area).
-    UnknownColour {
-        /// Dominant colour seen in the cell's edge ring.
-        seen: Rgb,
-    },
-    /// Something that is neither tile nor digit covers the cell's centre (share 0..=1).
-    Occluded {
-        /// Share of foreign pixels.
-        foreign: f32,
-    },
-    /// The background is a tile's, but its digits could not be matched.
-    DigitsUnreadable {
-        /// Glyphs found.
-        glyphs: usize,
-        /// The values the profile paints on this background (empty when read without a
-        /// profile): the cell can only be one of them.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        values: Vec<u32>,
-    },
-    /// Several values fit equally well.
-    Ambiguous {
-        /// The values.
-        values: Vec<u32>,
-    },
-    /// The colour says one value, the digits clearly another.
-    ColourDigitsDisagree {
-        /// Value by colour.
-        colour: u32,
-        /// Value by digits.
-        digits: u32,
-    },
-}
-
-impl fmt::Display for CellProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CellProblem::UnknownColour { seen } => {
-                write!(f, "background {seen} is not a colour of the profile")?;
-                if seen.dist(Rgb::BLACK) < 8 {
-                    write!(f, " (black: covered by another window?)")?;
-                }
-                Ok(())
-            }
-            CellProblem::Occluded { foreign } => {
-                write!(
-                    f,
-                    "covered by something else ({:.0}% foreign pixels)",
-                    foreign * 100.0
-                )
-            }
-            CellProblem::DigitsUnreadable { glyphs, .. } => {
-                write!(f, "tile colour but digits not recognised ({glyphs} glyphs)")
-            }
-            CellProblem::Ambiguous { values } => write!(f, "ambiguous between {values:?}"),
-            CellProblem::ColourDigitsDisagree { colour, digits } => {
-                write!(f, "colour says {colour} but digits look like {digits}")
-            }
-        }
-    }
-}
-
-/// An unreadable cell: where and why.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CellIssue {
-    /// Row, 0 = top.
-    pub row: usize,
-    /// Column, 0 = left.
-    pub col: usize,
-    /// Why.
-    pub problem: CellProblem,
-}
-
-/// The board as read from one image.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Reading {
-    /// Where the cells are, in image pixels.
-    pub grid: GridRect,
-    /// Cells, row-major, `rows * cols`.
-    pub cells: Vec<CellRead>,
-    /// Overlay / end-of-game / readability status.
-    pub status: BoardStatus,
-    /// Name of the profile used.
-    pub profile: String,
-    /// The unreadable cells and why (empty when every cell was read).
-    pub issues: Vec<CellIssue>,
-}
-
-impl Reading {
-    /// Values by row (0 = empty), or `None` if any cell is unreadable.
-    pub fn values(&self) -> Option<Vec<Vec<u32>>> {
-        let cols = self.grid.cols;
-        self.cells
-            .chunks(cols)
-            .map(|row| row.iter().map(|c| c.value).collect::<Option<Vec<u32>>>())
-            .collect()
-    }
-
-    /// Values by row with `None` for unreadable cells.
-    pub fn cells_by_row(&self) -> Vec<Vec<Option<u32>>> {
-        self.cells
-            .chunks(self.grid.cols)
-            .map(|r| r.iter().map(|c| c.value).collect())
-            .collect()
-    }
-
-    /// How well the board read, for choosing among readings of one image: the cells read
-    /// (all cells less the issues) and the sum of the read cells' confidences (0..=1 each).
-    fn quality(&self) -> (usize, f32) {
-        let readable = self.cells.len() - self.issues.len();
-        let confidence = self
-            .cells
-            .iter()
-            .filter(|c| c.value.is_some())
-            .map(|c| c.confidence)
-            .sum();
-        (readable, confidence)
-    }
-
-    /// (row, col) of every unreadable cell, row-major.
-    pub fn unreadable_cells(&self) -> Vec<(usize, usize)> {
-        let cols = self.grid.cols;
-        (0..self.cells.len())
-            .filter(|&i| self.cells[i].value.is_none())
-            .map(|i| (i / cols, i % cols))
-            .collect()
-    }
-
-    /// The values, or [`ReadError::Unreadable`] naming the cells and why.
-    ///
-    /// # Errors
-    /// When any cell is unreadable.
-    pub fn into_values(self) -> Result<Vec<Vec<u32>>, ReadError> {
-        self.values().ok_or(ReadError::Unreadable {
-            issues: self.issues,
-        })
-    }
-}
-
-/// Why an image gave no reading.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReadError {
-    /// No grid of the profile's look in the image.
-    #[error("no 2048 board found in the image ({0})")]
-    NoBoard(String),
-    /// A board-like area whose cells touch (no gaps) was found, but not its lattice: refused
-    /// rather than guessed.
-    #[error("no 2048 board read: {0}")]
-    NoLattice(#[from] gapless::NoLattice),
-    /// Cells below the confidence threshold.
-    #[error("{} unreadable cell(s): {}", issues.len(), describe(issues))]
-    Unreadable {
-        /// Which and why.
-        issues: Vec<CellIssue>,
-    },
-}
-
-/// "(r,c): why; ..." for messages.
-pub fn describe(issues: &[CellIssue]) -> String {
-    issues
-        .iter()
-        .map(|i| format!("row {} col {}: {}", i.row, i.col, i.problem))
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// A profile ready for reading: its templates (completed from the built-ins for digits it
@@ -291,6 +93,16 @@ impl Prepared {
     fn board_tolerance(&self) -> u8 {
         self.profile.board.as_ref().map_or(8, |b| b.tolerance)
     }
+}
+
+/// A grid found with a profile, and its reading.
+struct ProfileFind {
+    /// Index of the profile in [`Reader::profiles`].
+    profile: usize,
+    /// (cells read, total confidence, grid fit): what makes one find better than another.
+    key: (usize, f32, f32),
+    /// The reading of the grid.
+    reading: Reading,
 }
 
 /// Where the board was last found.
@@ -541,28 +353,12 @@ impl Reader {
         reading
     }
 
-    /// [`Reader::read`], without keeping whether cells were read without the profile.
+    /// [`Reader::read`], without keeping whether cells were read without the profile: the
+    /// anchor, then the remembered grid, then a search with every profile, without one, and for
+    /// a board without gaps.
     fn read_board(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
-        if let Some(anchor) = self.anchor {
-            let shape = |t: Tracking| match t {
-                Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
-                    Some((grid.rows, grid.cols))
-                }
-                Tracking::Lost => None,
-            };
-            // a grid of another shape, or one found without a profile where the anchor has one
-            // (a frame inside an animation can read better without one: the game's own profile
-            // and its animation look would then be lost for the rest of the game)
-            let profiled = |t: Tracking| matches!(t, Tracking::Acquired { .. });
-            if shape(self.tracking) != shape(anchor)
-                || (profiled(anchor) && !profiled(self.tracking))
-            {
-                let fill = self.fill_tracked || self.fill_until_anchor;
-                if let Some(reading) = self.read_tracked(img, anchor, fill) {
-                    self.tracking = anchor;
-                    return Ok(reading);
-                }
-            }
+        if let Some(reading) = self.read_anchor(img) {
+            return Ok(reading);
         }
         // after the grid was forgotten (in play: a read that disagreed with the mirror or was
         // unreadable) until a read is confirmed, or for good once a read that needed it was, a
@@ -572,8 +368,59 @@ impl Reader {
             return Ok(reading);
         }
         self.tracking = Tracking::Lost;
-        // Best = most cells read, then highest total confidence, then best grid fit.
-        let mut best: Option<(usize, (usize, f32, f32), Reading)> = None;
+        let best = self.search_profiles(img);
+        let complete = best.as_ref().is_some_and(|b| b.reading.issues.is_empty());
+        if self.freeform && !complete {
+            if let Some(reading) = self.search_freeform(img, best.as_ref()) {
+                return Ok(reading);
+            }
+        }
+        if best.is_none() {
+            if let Some(found) = self.read_gapless(img) {
+                return found;
+            }
+        }
+        match best {
+            Some(found) => {
+                let i = found.profile;
+                tracing::debug!(profile = %self.profiles[i].profile.name, "grid found");
+                self.tracking = Tracking::Acquired {
+                    grid: found.reading.grid,
+                    profile: i,
+                    size: img.dimensions(),
+                };
+                Ok(found.reading)
+            }
+            None => Err(self.no_board()),
+        }
+    }
+
+    /// The reading on the anchor, when the remembered grid has another shape, or was found
+    /// without a profile where the anchor has one (a frame inside an animation can read better
+    /// without one: the game's own profile and its animation look would then be lost for the
+    /// rest of the game). Tracks the anchor again when it reads.
+    fn read_anchor(&mut self, img: &RgbaImage) -> Option<Reading> {
+        let anchor = self.anchor?;
+        let shape = |t: Tracking| match t {
+            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
+                Some((grid.rows, grid.cols))
+            }
+            Tracking::Lost => None,
+        };
+        let profiled = |t: Tracking| matches!(t, Tracking::Acquired { .. });
+        if shape(self.tracking) == shape(anchor) && (!profiled(anchor) || profiled(self.tracking)) {
+            return None;
+        }
+        let fill = self.fill_tracked || self.fill_until_anchor;
+        let reading = self.read_tracked(img, anchor, fill)?;
+        self.tracking = anchor;
+        Some(reading)
+    }
+
+    /// The best reading of a grid found with a profile: most cells read, then highest total
+    /// confidence, then best grid fit.
+    fn search_profiles(&self, img: &RgbaImage) -> Option<ProfileFind> {
+        let mut best: Option<ProfileFind> = None;
         for (i, p) in self.profiles.iter().enumerate() {
             let colours: Vec<Rgb> = p.variants.iter().map(|v| v.0).collect();
             let Some(fit) = grid::find_grid(img, &colours, p.board_tolerance(), None) else {
@@ -584,67 +431,60 @@ impl Reader {
             let key = (readable, total, fit.contrast);
             let better = match &best {
                 None => true,
-                Some((_, k, _)) => {
+                Some(ProfileFind { key: k, .. }) => {
                     key.0 > k.0
                         || (key.0 == k.0
                             && (key.1 > k.1 + 1e-3 || (key.1 >= k.1 - 1e-3 && key.2 > k.2)))
                 }
             };
             if better {
-                best = Some((i, key, reading));
-            }
-        }
-        let complete = best.as_ref().is_some_and(|b| b.2.issues.is_empty());
-        if self.freeform && !complete {
-            if let Some((grid, board, _)) = freeform::find(img) {
-                let mut reading = self.read_freeform(img, grid);
-                if let Some((_, _, prof)) = &best {
-                    overrule(&mut reading, prof);
-                }
-                let (readable, _) = reading.quality();
-                if best.as_ref().is_none_or(|b| readable > b.1 .0) {
-                    tracing::debug!(readable, "grid found without a profile");
-                    self.tracking = Tracking::Freeform {
-                        grid,
-                        board,
-                        size: img.dimensions(),
-                    };
-                    return Ok(reading);
-                }
-            }
-        }
-        if best.is_none() {
-            if let Some(found) = self.read_gapless(img) {
-                return found;
-            }
-        }
-        match best {
-            Some((i, _, reading)) => {
-                tracing::debug!(profile = %self.profiles[i].profile.name, "grid found");
-                self.tracking = Tracking::Acquired {
-                    grid: reading.grid,
+                best = Some(ProfileFind {
                     profile: i,
-                    size: img.dimensions(),
-                };
-                Ok(reading)
-            }
-            _ => {
-                let names: Vec<&str> = self
-                    .profiles
-                    .iter()
-                    .map(|p| p.profile.name.as_str())
-                    .collect();
-                let extra = if self.freeform {
-                    ", and without a profile"
-                } else {
-                    ""
-                };
-                Err(ReadError::NoBoard(format!(
-                    "looked for the board of profile(s) {}{extra}",
-                    names.join(", ")
-                )))
+                    key,
+                    reading,
+                });
             }
         }
+        best
+    }
+
+    /// A read without a profile, taken (and tracked) when it reads more cells than the best
+    /// profile's read `best`, whose cells overrule it where they are read.
+    fn search_freeform(&mut self, img: &RgbaImage, best: Option<&ProfileFind>) -> Option<Reading> {
+        let (grid, board, _) = freeform::find(img)?;
+        let mut reading = self.read_freeform(img, grid);
+        if let Some(prof) = best {
+            overrule(&mut reading, &prof.reading);
+        }
+        let (readable, _) = reading.quality();
+        if best.is_some_and(|b| readable <= b.key.0) {
+            return None;
+        }
+        tracing::debug!(readable, "grid found without a profile");
+        self.tracking = Tracking::Freeform {
+            grid,
+            board,
+            size: img.dimensions(),
+        };
+        Some(reading)
+    }
+
+    /// The error when no board is found, naming what was looked for.
+    fn no_board(&self) -> ReadError {
+        let names: Vec<&str> = self
+            .profiles
+            .iter()
+            .map(|p| p.profile.name.as_str())
+            .collect();
+        let extra = if self.freeform {
+            ", and without a profile"
+        } else {
+            ""
+        };
+        ReadError::NoBoard(format!(
+            "looked for the board of profile(s) {}{extra}",
+            names.join(", ")
+        ))
     }
 
     /// Reads a board drawn without gaps between its cells ([`gapless`]): the first board-like

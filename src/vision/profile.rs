@@ -691,19 +691,27 @@ impl Profile {
         v
     }
 
-    /// The tile value a colour names under an overlay, for every profile entry: `(value, bg,
-    /// text)` with value 0 for the empty cell (text = bg).
-    pub fn palette(&self, overlay: Option<usize>) -> Vec<(u32, Rgb, Rgb)> {
+    /// The tile value a colour names under an overlay, for every profile entry, the empty cell
+    /// first (value 0, text = background).
+    pub fn palette(&self, overlay: Option<usize>) -> Vec<PaletteEntry> {
         let shade = |c: Rgb| match overlay.and_then(|i| self.overlays.get(i)) {
             Some(o) => c.blend(o.colour, o.alpha),
             None => c,
         };
         let mut v = Vec::new();
         if let Some(c) = &self.cells {
-            v.push((0, shade(c.empty), shade(c.empty)));
+            v.push(PaletteEntry {
+                value: 0,
+                background: shade(c.empty),
+                text: shade(c.empty),
+            });
         }
         for t in &self.tiles {
-            v.push((t.value, shade(t.background), shade(t.text)));
+            v.push(PaletteEntry {
+                value: t.value,
+                background: shade(t.background),
+                text: shade(t.text),
+            });
         }
         v
     }
@@ -714,6 +722,18 @@ impl Profile {
             .as_ref()
             .map_or(default_tolerance(), |c| c.tolerance)
     }
+}
+
+/// One colour a cell can show, as [`Profile::palette`] lists them: the value it names and its
+/// colours, shaded by the overlay asked for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PaletteEntry {
+    /// Tile value; 0 = the empty cell.
+    pub value: u32,
+    /// Cell background.
+    pub background: Rgb,
+    /// Digit colour (the background for the empty cell).
+    pub text: Rgb,
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 use super::{Network, Spec, SpecError};
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU32;
@@ -258,41 +258,28 @@ impl Network {
     ) -> Result<(), SaveError> {
         debug_assert!(extra.is_empty() || format.encoding == Encoding::F32);
         debug_assert!(extra.iter().all(|t| t.len() == self.weights.len()));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = path.with_file_name(format!(
-            ".{}.tmp{}",
-            name.unwrap_or_else(|| "network".into()),
-            std::process::id()
-        ));
-        let result = self.write_to(&tmp, format, note, extra).and_then(|()| {
-            fs::rename(&tmp, path).map_err(|source| SaveError {
-                path: path.to_path_buf(),
-                source,
-            })
-        });
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        crate::fsio::write_atomic(path, crate::fsio::Existing::Replace, |w| {
+            self.write_into(w, format, note, extra)
+        })
+        .map_err(|e| {
+            let (path, source) = e.into_parts();
+            SaveError { path, source }
+        })
     }
 
-    fn write_to(
+    /// Writes the whole file (header, payload, checksum) into `out`.
+    fn write_into(
         &self,
-        tmp: &Path,
+        out: &mut BufWriter<File>,
         format: WeightsFormat,
         note: &str,
         extra: &[&[AtomicU32]],
-    ) -> Result<(), SaveError> {
-        let err = |source| SaveError {
-            path: tmp.to_path_buf(),
-            source,
-        };
+    ) -> io::Result<()> {
         let payload = match format.compressed {
             true => {
                 let mut enc = DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
-                self.write_payload(&mut enc, format.encoding, extra)
-                    .map_err(err)?;
-                Some(enc.finish().map_err(err)?)
+                self.write_payload(&mut enc, format.encoding, extra)?;
+                Some(enc.finish()?)
             }
             false => None,
         };
@@ -300,41 +287,36 @@ impl Network {
             Some(p) => p.len() as u64,
             None => self.raw_payload_len(format.encoding) * (1 + extra.len() as u64),
         };
-        let file = File::create(tmp).map_err(err)?;
         let mut w = CrcWriter {
-            inner: BufWriter::with_capacity(1 << 20, file),
+            inner: out,
             crc: crc32fast::Hasher::new(),
         };
         let spec = self.spec.to_string();
-        let write_all = |w: &mut CrcWriter<BufWriter<File>>| -> io::Result<()> {
-            w.write_all(&MAGIC)?;
-            w.write_all(&FORMAT_VERSION.to_le_bytes())?;
-            w.write_all(&(spec.len() as u32).to_le_bytes())?;
-            w.write_all(spec.as_bytes())?;
-            w.write_all(&[
-                match format.encoding {
-                    Encoding::F32 => 0,
-                    Encoding::I16 => 1,
-                },
-                format.compressed as u8,
-                extra.len() as u8,
-                0,
-            ])?;
-            w.write_all(&self.games().to_le_bytes())?;
-            let note = &note.as_bytes()[..note.len().min(MAX_NOTE_LEN as usize)];
-            w.write_all(&(note.len() as u32).to_le_bytes())?;
-            w.write_all(note)?;
-            w.write_all(&payload_len.to_le_bytes())?;
-            match &payload {
-                Some(p) => w.write_all(p)?,
-                None => self.write_payload(w, format.encoding, extra)?,
-            }
-            let crc = w.crc.clone().finalize();
-            w.inner.write_all(&crc.to_le_bytes())?;
-            w.inner.flush()?;
-            w.inner.get_ref().sync_all()
-        };
-        write_all(&mut w).map_err(err)
+        w.write_all(&MAGIC)?;
+        w.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        w.write_all(&(spec.len() as u32).to_le_bytes())?;
+        w.write_all(spec.as_bytes())?;
+        w.write_all(&[
+            match format.encoding {
+                Encoding::F32 => 0,
+                Encoding::I16 => 1,
+            },
+            format.compressed as u8,
+            extra.len() as u8,
+            0,
+        ])?;
+        w.write_all(&self.games().to_le_bytes())?;
+        let note = &note.as_bytes()[..note.len().min(MAX_NOTE_LEN as usize)];
+        w.write_all(&(note.len() as u32).to_le_bytes())?;
+        w.write_all(note)?;
+        w.write_all(&payload_len.to_le_bytes())?;
+        match &payload {
+            Some(p) => w.write_all(p)?,
+            None => self.write_payload(&mut w, format.encoding, extra)?,
+        }
+        let crc = w.crc.clone().finalize();
+        w.inner.write_all(&crc.to_le_bytes())?;
+        Ok(())
     }
 
     /// The payload's length before compression, in bytes.
@@ -426,28 +408,55 @@ pub(crate) fn load(
         path: path.to_path_buf(),
         source,
     };
-    let corrupt = |reason: String| LoadError::Corrupt {
-        path: path.to_path_buf(),
-        reason,
-    };
     let file = File::open(path).map_err(io_err)?;
     let file_len = file.metadata().map_err(io_err)?.len();
     let mut r = CrcReader {
         inner: BufReader::with_capacity(1 << 20, file),
         crc: crc32fast::Hasher::new(),
     };
-    let magic: [u8; 8] = read_array(&mut r).map_err(|e| match e.kind() {
+    read_magic(&mut r, path)?;
+    let header = read_header(&mut r, path, file_len)?;
+    check_header(&header, expected, path, file_len)?;
+    let (weights, extras) = read_payload(&mut r, &header, want_extra, path)?;
+    check_crc(&mut r, path)?;
+    let mut net = Network::from_parts(header.spec, weights, header.games);
+    net.note = header.note;
+    Ok((net, extras))
+}
+
+/// Reads the magic number.
+///
+/// # Errors
+/// [`LoadError::NotANetwork`] for a short file or another magic; [`LoadError::Io`].
+fn read_magic(r: &mut CrcReader<BufReader<File>>, path: &Path) -> Result<(), LoadError> {
+    let magic: [u8; 8] = read_array(r).map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => LoadError::NotANetwork {
             path: path.to_path_buf(),
         },
-        _ => io_err(e),
+        _ => LoadError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        },
     })?;
     if magic != MAGIC {
         return Err(LoadError::NotANetwork {
             path: path.to_path_buf(),
         });
     }
-    let header = read_header(&mut r, path, file_len)?;
+    Ok(())
+}
+
+/// Checks the header against the spec `expected` and the file's length in bytes.
+///
+/// # Errors
+/// [`LoadError::SpecMismatch`], [`LoadError::Truncated`], or [`LoadError::Corrupt`] for bytes
+/// after the checksum.
+fn check_header(
+    header: &Header,
+    expected: Option<&Spec>,
+    path: &Path,
+    file_len: u64,
+) -> Result<(), LoadError> {
     if let Some(want) = expected {
         if *want != header.spec {
             return Err(LoadError::SpecMismatch {
@@ -466,149 +475,241 @@ pub(crate) fn load(
         });
     }
     if file_len > total {
-        return Err(corrupt(format!(
-            "{} bytes after the checksum (the header gives {total} bytes in all)",
-            file_len - total
-        )));
+        return Err(LoadError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!(
+                "{} bytes after the checksum (the header gives {total} bytes in all)",
+                file_len - total
+            ),
+        });
     }
-    let count = header.spec.weight_count();
-    let mut payload = (&mut r).take(header.payload_len);
-    let decoded = (|| -> io::Result<(Vec<AtomicU32>, Vec<Vec<AtomicU32>>)> {
-        let mut src: Box<dyn Read + '_> = match header.compressed {
-            true => Box::new(DeflateDecoder::new(&mut payload)),
-            false => Box::new(&mut payload),
-        };
-        let weights = read_weights(&mut src, &header.spec, header.encoding)?;
-        let mut extras = Vec::new();
-        for _ in 0..header.extra {
-            if want_extra {
-                extras.push(read_weights(&mut src, &header.spec, Encoding::F32)?);
-            } else {
-                let n = 4 * count as u64;
-                if io::copy(&mut (&mut src).take(n), &mut io::sink())? < n {
-                    return Err(io::ErrorKind::UnexpectedEof.into());
-                }
-            }
-        }
-        if header.compressed && src.read(&mut [0u8; 1])? != 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the payload holds more than the spec's weights",
-            ));
-        }
-        Ok((weights, extras))
-    })();
-    let (weights, extras) = decoded.map_err(|e| corrupt(format!("bad payload: {e}")))?;
+    Ok(())
+}
+
+/// Reads the payload: the weights, then the extra tables (kept with `want_extra`, else read
+/// past); the whole payload is hashed.
+///
+/// # Errors
+/// [`LoadError::Corrupt`] for a payload that does not decode to the spec's weights;
+/// [`LoadError::Io`].
+fn read_payload(
+    r: &mut CrcReader<BufReader<File>>,
+    header: &Header,
+    want_extra: bool,
+    path: &Path,
+) -> Result<(Vec<AtomicU32>, Vec<Vec<AtomicU32>>), LoadError> {
+    let corrupt = |reason: String| LoadError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut payload = r.take(header.payload_len);
+    let (weights, extras) = decode_payload(&mut payload, header, want_extra)
+        .map_err(|e| corrupt(format!("bad payload: {e}")))?;
     // Anything left of the payload (after a complete deflate stream) must still be hashed.
-    let left = io::copy(&mut payload, &mut io::sink()).map_err(io_err)?;
+    let left = io::copy(&mut payload, &mut io::sink()).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if left > 0 && !header.compressed {
         return Err(corrupt(
             "the payload holds more than the spec's weights".into(),
         ));
     }
-    debug_assert_eq!(weights.len(), count);
-    let computed = r.crc.clone().finalize();
-    let stored = u32::from_le_bytes(read_array(&mut r.inner).map_err(io_err)?);
-    if computed != stored {
-        return Err(corrupt(format!(
-            "checksum mismatch (stored {stored:08x}, computed {computed:08x})"
-        )));
-    }
-    let mut net = Network::from_parts(header.spec, weights, header.games);
-    net.note = header.note;
-    Ok((net, extras))
+    debug_assert_eq!(weights.len(), header.spec.weight_count());
+    Ok((weights, extras))
 }
 
+/// Decodes the weights and extra tables from `payload` (inflating it if compressed).
+fn decode_payload(
+    payload: &mut impl Read,
+    header: &Header,
+    want_extra: bool,
+) -> io::Result<(Vec<AtomicU32>, Vec<Vec<AtomicU32>>)> {
+    let count = header.spec.weight_count();
+    let mut src: Box<dyn Read + '_> = match header.compressed {
+        true => Box::new(DeflateDecoder::new(payload)),
+        false => Box::new(payload),
+    };
+    let weights = read_weights(&mut src, &header.spec, header.encoding)?;
+    let mut extras = Vec::new();
+    for _ in 0..header.extra {
+        if want_extra {
+            extras.push(read_weights(&mut src, &header.spec, Encoding::F32)?);
+        } else {
+            let n = 4 * count as u64;
+            if io::copy(&mut (&mut src).take(n), &mut io::sink())? < n {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+    }
+    if header.compressed && src.read(&mut [0u8; 1])? != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the payload holds more than the spec's weights",
+        ));
+    }
+    Ok((weights, extras))
+}
+
+/// Compares the checksum stored after the payload with the one computed while reading.
+///
+/// # Errors
+/// [`LoadError::Corrupt`] on a mismatch; [`LoadError::Io`].
+fn check_crc(r: &mut CrcReader<BufReader<File>>, path: &Path) -> Result<(), LoadError> {
+    let computed = r.crc.clone().finalize();
+    let stored = read_array(&mut r.inner).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let stored = u32::from_le_bytes(stored);
+    if computed != stored {
+        return Err(LoadError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("checksum mismatch (stored {stored:08x}, computed {computed:08x})"),
+        });
+    }
+    Ok(())
+}
+
+/// Reads the header after the magic number, field by field, checking each.
+///
+/// # Errors
+/// [`LoadError::Truncated`] for a file that ends inside it, [`LoadError::Version`],
+/// [`LoadError::Corrupt`] naming the bad field, [`LoadError::Io`].
 fn read_header(
     r: &mut CrcReader<BufReader<File>>,
     path: &Path,
     file_len: u64,
 ) -> Result<Header, LoadError> {
-    let short = |e: io::Error| match e.kind() {
-        io::ErrorKind::UnexpectedEof => LoadError::Truncated {
-            path: path.to_path_buf(),
-            found: file_len,
-            expected: None,
-        },
-        _ => LoadError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        },
-    };
-    let corrupt = |reason: String| LoadError::Corrupt {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let version = u32::from_le_bytes(read_array(r).map_err(short)?);
+    let h = HeaderReader { path, file_len };
+    let version = u32::from_le_bytes(read_array(r).map_err(|e| h.short(e))?);
     if version != FORMAT_VERSION {
         return Err(LoadError::Version {
             path: path.to_path_buf(),
             found: version,
         });
     }
-    let spec_len = u32::from_le_bytes(read_array(r).map_err(short)?);
-    if spec_len > MAX_SPEC_LEN {
-        return Err(corrupt(format!(
-            "spec length {spec_len} (at most {MAX_SPEC_LEN})"
-        )));
-    }
-    let mut spec = vec![0u8; spec_len as usize];
-    r.read_exact(&mut spec).map_err(short)?;
-    let spec = String::from_utf8(spec).map_err(|_| corrupt("the spec is not UTF-8".into()))?;
-    let spec: Spec = spec
-        .parse()
-        .map_err(|e: SpecError| corrupt(format!("bad spec {spec:?}: {e}")))?;
-    let [enc, comp, extra, reserved] = read_array(r).map_err(short)?;
-    let encoding = match enc {
-        0 => Encoding::F32,
-        1 => Encoding::I16,
-        e => return Err(corrupt(format!("unknown encoding {e}"))),
-    };
-    let compressed = match comp {
-        0 => false,
-        1 => true,
-        c => return Err(corrupt(format!("unknown compression {c}"))),
-    };
-    if reserved != 0 {
-        return Err(corrupt("the reserved byte is not zero".into()));
-    }
-    if !matches!(extra, 0 | 2) || (extra > 0 && encoding != Encoding::F32) {
-        return Err(corrupt(format!(
-            "{extra} extra tables in {encoding:?} (0, or 2 in f32)"
-        )));
-    }
-    let games = u64::from_le_bytes(read_array(r).map_err(short)?);
-    let note_len = u32::from_le_bytes(read_array(r).map_err(short)?);
-    if note_len > MAX_NOTE_LEN {
-        return Err(corrupt(format!(
-            "note length {note_len} (at most {MAX_NOTE_LEN})"
-        )));
-    }
-    let mut note = vec![0u8; note_len as usize];
-    r.read_exact(&mut note).map_err(short)?;
-    let note = String::from_utf8_lossy(&note).into_owned();
-    let payload_len = u64::from_le_bytes(read_array(r).map_err(short)?);
-    let raw_len = match encoding {
-        Encoding::F32 => 4 * spec.weight_count() as u64,
-        Encoding::I16 => 4 * spec.table_count() as u64 + 2 * spec.weight_count() as u64,
-    };
-    let raw_len = raw_len * (1 + extra as u64);
-    if !compressed && payload_len != raw_len {
-        return Err(corrupt(format!(
-            "payload of {payload_len} bytes; the spec's weights need {raw_len}"
-        )));
-    }
+    let (spec, spec_len) = h.spec(r)?;
+    let (encoding, compressed, extra) = h.layout(r)?;
+    let games = u64::from_le_bytes(read_array(r).map_err(|e| h.short(e))?);
+    let (note, note_len) = h.note(r)?;
+    let payload_len = u64::from_le_bytes(read_array(r).map_err(|e| h.short(e))?);
+    h.check_payload_len(&spec, encoding, compressed, extra, payload_len)?;
     let header_len = 8 + 4 + 4 + spec_len as u64 + 4 + 8 + 4 + note_len as u64 + 8;
     Ok(Header {
         spec,
         encoding,
         compressed,
-        extra: extra as usize,
+        extra,
         games,
         note,
         payload_len,
         header_len,
     })
+}
+
+/// The file whose header is read, for the errors of its fields.
+struct HeaderReader<'a> {
+    path: &'a Path,
+    file_len: u64,
+}
+
+impl HeaderReader<'_> {
+    /// A read that failed: the file ends inside the header, or an I/O error.
+    fn short(&self, e: io::Error) -> LoadError {
+        match e.kind() {
+            io::ErrorKind::UnexpectedEof => LoadError::Truncated {
+                path: self.path.to_path_buf(),
+                found: self.file_len,
+                expected: None,
+            },
+            _ => LoadError::Io {
+                path: self.path.to_path_buf(),
+                source: e,
+            },
+        }
+    }
+
+    /// A field that is not what the format allows.
+    fn corrupt(&self, reason: String) -> LoadError {
+        LoadError::Corrupt {
+            path: self.path.to_path_buf(),
+            reason,
+        }
+    }
+
+    /// The spec and its length in bytes.
+    fn spec(&self, r: &mut impl Read) -> Result<(Spec, u32), LoadError> {
+        let spec_len = u32::from_le_bytes(read_array(r).map_err(|e| self.short(e))?);
+        if spec_len > MAX_SPEC_LEN {
+            return Err(self.corrupt(format!("spec length {spec_len} (at most {MAX_SPEC_LEN})")));
+        }
+        let mut spec = vec![0u8; spec_len as usize];
+        r.read_exact(&mut spec).map_err(|e| self.short(e))?;
+        let spec =
+            String::from_utf8(spec).map_err(|_| self.corrupt("the spec is not UTF-8".into()))?;
+        let spec: Spec = spec
+            .parse()
+            .map_err(|e: SpecError| self.corrupt(format!("bad spec {spec:?}: {e}")))?;
+        Ok((spec, spec_len))
+    }
+
+    /// The payload's encoding, whether it is compressed, and its count of extra tables.
+    fn layout(&self, r: &mut impl Read) -> Result<(Encoding, bool, usize), LoadError> {
+        let [enc, comp, extra, reserved] = read_array(r).map_err(|e| self.short(e))?;
+        let encoding = match enc {
+            0 => Encoding::F32,
+            1 => Encoding::I16,
+            e => return Err(self.corrupt(format!("unknown encoding {e}"))),
+        };
+        let compressed = match comp {
+            0 => false,
+            1 => true,
+            c => return Err(self.corrupt(format!("unknown compression {c}"))),
+        };
+        if reserved != 0 {
+            return Err(self.corrupt("the reserved byte is not zero".into()));
+        }
+        if !matches!(extra, 0 | 2) || (extra > 0 && encoding != Encoding::F32) {
+            return Err(self.corrupt(format!(
+                "{extra} extra tables in {encoding:?} (0, or 2 in f32)"
+            )));
+        }
+        Ok((encoding, compressed, extra as usize))
+    }
+
+    /// The note (lossy UTF-8) and its length in bytes.
+    fn note(&self, r: &mut impl Read) -> Result<(String, u32), LoadError> {
+        let note_len = u32::from_le_bytes(read_array(r).map_err(|e| self.short(e))?);
+        if note_len > MAX_NOTE_LEN {
+            return Err(self.corrupt(format!("note length {note_len} (at most {MAX_NOTE_LEN})")));
+        }
+        let mut note = vec![0u8; note_len as usize];
+        r.read_exact(&mut note).map_err(|e| self.short(e))?;
+        Ok((String::from_utf8_lossy(&note).into_owned(), note_len))
+    }
+
+    /// An uncompressed payload must be exactly the spec's weights (and extra tables).
+    fn check_payload_len(
+        &self,
+        spec: &Spec,
+        encoding: Encoding,
+        compressed: bool,
+        extra: usize,
+        payload_len: u64,
+    ) -> Result<(), LoadError> {
+        let raw_len = match encoding {
+            Encoding::F32 => 4 * spec.weight_count() as u64,
+            Encoding::I16 => 4 * spec.table_count() as u64 + 2 * spec.weight_count() as u64,
+        };
+        let raw_len = raw_len * (1 + extra as u64);
+        if !compressed && payload_len != raw_len {
+            return Err(self.corrupt(format!(
+                "payload of {payload_len} bytes; the spec's weights need {raw_len}"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Reads the spec's weights from a decompressed payload.
@@ -661,6 +762,7 @@ fn read_weights(r: &mut impl Read, spec: &Spec, encoding: Encoding) -> io::Resul
 mod tests {
     use super::super::Spec;
     use super::*;
+    use std::fs;
 
     fn small_net() -> Network {
         let net = Network::new("012,4567,f".parse::<Spec>().unwrap(), 0.0);

@@ -453,6 +453,51 @@ pub fn train(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&Progress),
 ) -> Result<TrainSummary, TrainError> {
+    check_config(cfg)?;
+    let tc = match cfg.coherence {
+        true => Some(tc.unwrap_or_else(|| Coherence::new(net))),
+        false => None,
+    };
+    let shared = Shared {
+        net,
+        tc: tc.as_ref(),
+        cfg,
+        stop,
+        next: AtomicU64::new(net.games()),
+        pause: RwLock::new(()),
+        halt: AtomicBool::new(false),
+    };
+    let mut collector = Collector::new(net.games(), cfg);
+    let (tx, rx) = mpsc::channel::<GameStats>();
+    let result: Result<(), TrainError> = std::thread::scope(|s| {
+        for _ in 0..cfg.threads {
+            let tx = tx.clone();
+            let shared = &shared;
+            s.spawn(move || shared.play_games(&tx));
+        }
+        drop(tx);
+        collector.collect(&shared, &rx, report)
+    });
+    let games = collector.games();
+    net.set_games(games);
+    result?;
+    if cfg.checkpoint.is_some() && collector.checkpoint_games != Some(games) {
+        shared.save_checkpoint(games)?;
+        collector.checkpoint_games = Some(games);
+    }
+    let last = collector.progress();
+    report(&last);
+    Ok(TrainSummary {
+        stopped: games < cfg.games,
+        progress: last,
+    })
+}
+
+/// Checks a training run's settings.
+///
+/// # Errors
+/// [`TrainError::Config`] for `threads == 0` or a learning rate that is not positive and finite.
+fn check_config(cfg: &TrainConfig) -> Result<(), TrainError> {
     if cfg.threads == 0 {
         return Err(TrainError::Config("threads must be at least 1".into()));
     }
@@ -463,144 +508,179 @@ pub fn train(
             )));
         }
     }
-    let start_games = net.games();
-    let features = net.spec().features() as f32;
-    let started = Instant::now();
-    let next = AtomicU64::new(start_games);
-    let pause = RwLock::new(());
-    let halt = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<GameStats>();
-    let tc = match cfg.coherence {
-        true => Some(tc.unwrap_or_else(|| Coherence::new(net))),
-        false => None,
-    };
-    let tc = tc.as_ref();
-    let mut window = Window::new(cfg.window);
-    let mut updates = 0u64;
-    let mut run_games = 0u64;
-    let mut checkpoint_games = None;
-    let mut last_report = Instant::now();
-    let mut last_checkpoint = Instant::now();
+    Ok(())
+}
 
-    let progress =
-        |run_games: u64, updates: u64, window: &Window, checkpoint_games: Option<u64>| Progress {
-            games: start_games + run_games,
-            target: cfg.games,
-            run_games,
-            elapsed: started.elapsed(),
-            updates,
-            alpha: cfg.alpha_at(start_games + run_games),
-            threads: cfg.threads,
-            window: window.stats(),
-            checkpoint_games,
-        };
+/// What the worker threads and the collector share during [`train`].
+struct Shared<'a> {
+    net: &'a Network,
+    tc: Option<&'a Coherence>,
+    cfg: &'a TrainConfig,
+    /// Set by the caller (Ctrl-C): each worker finishes its game and stops.
+    stop: &'a AtomicBool,
+    /// The next game index to play.
+    next: AtomicU64,
+    /// Held for reading by each game, for writing by a checkpoint: saved weights are those after
+    /// a whole number of games.
+    pause: RwLock<()>,
+    /// Set when a checkpoint failed: the workers stop.
+    halt: AtomicBool,
+}
 
-    let save = |games: u64| -> Result<(), SaveError> {
-        let Some(plan) = &cfg.checkpoint else {
+impl Shared<'_> {
+    /// A worker thread: plays and learns whole games until the goal, `stop` or `halt`, sending
+    /// each game's statistics.
+    fn play_games(&self, tx: &mpsc::Sender<GameStats>) {
+        let features = self.net.spec().features() as f32;
+        let mut path = Vec::with_capacity(1 << 14);
+        loop {
+            let _game = self.pause.read().unwrap_or_else(|p| p.into_inner());
+            if self.stop.load(Ordering::Relaxed) || self.halt.load(Ordering::Relaxed) {
+                break;
+            }
+            let g = self.next.fetch_add(1, Ordering::Relaxed);
+            if g >= self.cfg.games {
+                break;
+            }
+            let mut rng = ChaCha8Rng::seed_from_u64(game_seed(self.cfg.seed, g));
+            let rate = self.cfg.alpha_at(g) / features;
+            let stats = learn_game(self.net, self.tc, &mut rng, rate, &mut path);
+            if tx.send(stats).is_err() {
+                break;
+            }
+        }
+    }
+
+    /// Writes the checkpoint of the plan, if any, recording `games`; with
+    /// [`CheckpointPlan::keep`], as `PATH.GAMES` with `PATH` a hard link to it.
+    fn save_checkpoint(&self, games: u64) -> Result<(), SaveError> {
+        let Some(plan) = &self.cfg.checkpoint else {
             return Ok(());
         };
-        net.set_games(games);
-        let extra: Vec<&[AtomicU32]> = match tc {
+        self.net.set_games(games);
+        let extra: Vec<&[AtomicU32]> = match self.tc {
             Some(tc) => vec![&tc.e, &tc.a],
             None => vec![],
         };
         let write = |path: &std::path::Path| {
-            net.save_with(path, WeightsFormat::CHECKPOINT, &cfg.note, &extra)
+            self.net
+                .save_with(path, WeightsFormat::CHECKPOINT, &self.cfg.note, &extra)
         };
-        if plan.keep {
-            let kept = PathBuf::from(format!("{}.{games:010}", plan.path.display()));
-            write(&kept)?;
-            let tmp = PathBuf::from(format!(
-                "{}.link{}",
-                plan.path.display(),
-                std::process::id()
-            ));
-            let _ = std::fs::remove_file(&tmp);
-            let linked =
-                std::fs::hard_link(&kept, &tmp).and_then(|()| std::fs::rename(&tmp, &plan.path));
-            if linked.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-                write(&plan.path)?;
-            }
-            Ok(())
-        } else {
-            write(&plan.path)
+        if !plan.keep {
+            return write(&plan.path);
         }
-    };
+        let kept = PathBuf::from(format!("{}.{games:010}", plan.path.display()));
+        write(&kept)?;
+        if crate::fsio::replace_with_link(&kept, &plan.path).is_err() {
+            write(&plan.path)?;
+        }
+        Ok(())
+    }
+}
 
-    let result: Result<(), TrainError> = std::thread::scope(|s| {
-        for _ in 0..cfg.threads {
-            let tx = tx.clone();
-            let (next, pause, halt) = (&next, &pause, &halt);
-            s.spawn(move || {
-                let mut path = Vec::with_capacity(1 << 14);
-                loop {
-                    let _game = pause.read().unwrap_or_else(|p| p.into_inner());
-                    if stop.load(Ordering::Relaxed) || halt.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let g = next.fetch_add(1, Ordering::Relaxed);
-                    if g >= cfg.games {
-                        break;
-                    }
-                    let mut rng = ChaCha8Rng::seed_from_u64(game_seed(cfg.seed, g));
-                    let rate = cfg.alpha_at(g) / features;
-                    let stats = learn_game(net, tc, &mut rng, rate, &mut path);
-                    if tx.send(stats).is_err() {
-                        break;
-                    }
-                }
-            });
+/// The coordinating thread's tally of a training run.
+struct Collector<'a> {
+    cfg: &'a TrainConfig,
+    started: Instant,
+    start_games: u64,
+    window: Window,
+    updates: u64,
+    run_games: u64,
+    checkpoint_games: Option<u64>,
+    last_report: Instant,
+    last_checkpoint: Instant,
+}
+
+impl<'a> Collector<'a> {
+    fn new(start_games: u64, cfg: &'a TrainConfig) -> Collector<'a> {
+        Collector {
+            cfg,
+            started: Instant::now(),
+            start_games,
+            window: Window::new(cfg.window),
+            updates: 0,
+            run_games: 0,
+            checkpoint_games: None,
+            last_report: Instant::now(),
+            last_checkpoint: Instant::now(),
         }
-        drop(tx);
+    }
+
+    /// Games the network has learnt from, in all.
+    fn games(&self) -> u64 {
+        self.start_games + self.run_games
+    }
+
+    /// Counts one finished game.
+    fn take(&mut self, g: GameStats) {
+        self.updates += g.moves as u64;
+        self.run_games += 1;
+        self.window.push(g);
+    }
+
+    /// The progress so far.
+    fn progress(&self) -> Progress {
+        Progress {
+            games: self.games(),
+            target: self.cfg.games,
+            run_games: self.run_games,
+            elapsed: self.started.elapsed(),
+            updates: self.updates,
+            alpha: self.cfg.alpha_at(self.games()),
+            threads: self.cfg.threads,
+            window: self.window.stats(),
+            checkpoint_games: self.checkpoint_games,
+        }
+    }
+
+    /// Takes games until every worker is done, reporting every [`TrainConfig::report_every`]
+    /// and checkpointing per the plan.
+    fn collect(
+        &mut self,
+        shared: &Shared,
+        rx: &mpsc::Receiver<GameStats>,
+        report: &mut dyn FnMut(&Progress),
+    ) -> Result<(), TrainError> {
         loop {
             match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(g) => {
-                    updates += g.moves as u64;
-                    run_games += 1;
-                    window.push(g);
-                }
+                Ok(g) => self.take(g),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            if last_report.elapsed() >= cfg.report_every {
-                last_report = Instant::now();
-                report(&progress(run_games, updates, &window, checkpoint_games));
+            if self.last_report.elapsed() >= self.cfg.report_every {
+                self.last_report = Instant::now();
+                report(&self.progress());
             }
-            if let Some(plan) = &cfg.checkpoint {
-                if last_checkpoint.elapsed() >= plan.every {
-                    let _all = pause.write().unwrap_or_else(|p| p.into_inner());
-                    // Every game started has finished; take what they sent.
-                    while let Ok(g) = rx.try_recv() {
-                        updates += g.moves as u64;
-                        run_games += 1;
-                        window.push(g);
-                    }
-                    let games = start_games + run_games;
-                    if let Err(e) = save(games) {
-                        halt.store(true, Ordering::Relaxed);
-                        return Err(e.into());
-                    }
-                    checkpoint_games = Some(games);
-                    last_checkpoint = Instant::now();
-                }
+            let due = (self.cfg.checkpoint.as_ref())
+                .is_some_and(|plan| self.last_checkpoint.elapsed() >= plan.every);
+            if due {
+                self.checkpoint(shared, rx)?;
             }
         }
         Ok(())
-    });
-    let games = start_games + run_games;
-    net.set_games(games);
-    result?;
-    if cfg.checkpoint.is_some() && checkpoint_games != Some(games) {
-        save(games)?;
-        checkpoint_games = Some(games);
     }
-    let last = progress(run_games, updates, &window, checkpoint_games);
-    report(&last);
-    Ok(TrainSummary {
-        stopped: games < cfg.games,
-        progress: last,
-    })
+
+    /// Pauses the workers between games, takes what they sent and writes a checkpoint; when
+    /// that fails, halts the workers before they resume.
+    fn checkpoint(
+        &mut self,
+        shared: &Shared,
+        rx: &mpsc::Receiver<GameStats>,
+    ) -> Result<(), SaveError> {
+        let _all = shared.pause.write().unwrap_or_else(|p| p.into_inner());
+        // Every game started has finished; take what they sent.
+        while let Ok(g) = rx.try_recv() {
+            self.take(g);
+        }
+        let games = self.games();
+        if let Err(e) = shared.save_checkpoint(games) {
+            shared.halt.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
+        self.checkpoint_games = Some(games);
+        self.last_checkpoint = Instant::now();
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@
 //! | 2 × entries | the values, 65,535ths of a probability, in index order |
 //! | 4 | CRC-32 (IEEE) of every byte before it |
 //!
-//! Saving writes `NAME.tmp` beside the target, syncs it and renames it over the target, so a
+//! Saving writes a temporary file beside the target, syncs it and renames it over the target
+//! ([`crate::fsio::write_atomic`]), so a
 //! crash or Ctrl-C leaves either no table or a whole one. Loading checks the size first (a
 //! truncated file is named as such), then the magic, the version, the key and the checksum, and
 //! says which failed, in which file, and what to run.
@@ -163,7 +164,6 @@ pub fn tables_dir() -> Option<PathBuf> {
 /// [`TableFileError::Io`] naming the file; no temporary file is left behind.
 pub fn save(table: &Table, build_ms: u64, dir: &Path) -> Result<PathBuf, TableFileError> {
     let path = dir.join(table.key().file_name());
-    let tmp = dir.join(format!("{}.tmp", table.key().file_name()));
     let io = |source| TableFileError::Io {
         path: path.clone(),
         source,
@@ -174,17 +174,16 @@ pub fn save(table: &Table, build_ms: u64, dir: &Path) -> Result<PathBuf, TableFi
         entries: table.values().len() as u64,
         build_ms,
     };
-    let written = write_file(&tmp, &header, table.values()).and_then(|()| fs::rename(&tmp, &path));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(io(e));
-    }
+    let replace = crate::fsio::Existing::Replace;
+    crate::fsio::write_atomic(&path, replace, |out| {
+        write_file(out, &header, table.values())
+    })
+    .map_err(|e| io(e.into_parts().1))?;
     Ok(path)
 }
 
-fn write_file(tmp: &Path, header: &Header, values: &[u16]) -> io::Result<()> {
-    let file = File::create(tmp)?;
-    let mut out = BufWriter::with_capacity(1 << 20, &file);
+/// Writes a table file (header, values, checksum) into `out`.
+fn write_file(out: &mut BufWriter<File>, header: &Header, values: &[u16]) -> io::Result<()> {
     let mut crc = crc32fast::Hasher::new();
     let head = header.to_bytes();
     crc.update(&head);
@@ -196,10 +195,7 @@ fn write_file(tmp: &Path, header: &Header, values: &[u16]) -> io::Result<()> {
         crc.update(&block);
         out.write_all(&block)?;
     }
-    out.write_all(&crc.finalize().to_le_bytes())?;
-    out.flush()?;
-    drop(out);
-    file.sync_all()
+    out.write_all(&crc.finalize().to_le_bytes())
 }
 
 /// Reads the header of the table file at `path` and checks the file's size against it (not the

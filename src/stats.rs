@@ -1,5 +1,5 @@
-//! Order statistics shared by `sim`'s summaries and `play`'s: one definition of the median and
-//! of a nearest-rank quantile.
+//! Order statistics shared by `sim`'s summaries and `play`'s (at the crate's base, so that
+//! neither imports the other): one definition of the median and of a nearest-rank quantile.
 
 /// The median of `values` (the mean of the middle two for an even count); 0 for none. Sorts
 /// `values` in place (NaN last).
