@@ -202,10 +202,6 @@ impl NamedEvaluation for ArticleEval {
         (name == "article").then(|| Ok(ArticleEval::new(ARTICLE_WEIGHTS)))
     }
 
-    fn name(&self) -> &'static str {
-        "article"
-    }
-
     fn on_four(&self) -> ArticleEval {
         *self
     }

@@ -38,8 +38,10 @@ pub trait NamedEvaluation: Clone + Debug + Send + Sync + Sized + 'static {
     /// loaded, naming it.
     fn parse(name: &str) -> Option<Result<Self, SolverError>>;
 
-    /// Its name, as [`Evaluation::name`] reports it.
-    fn name(&self) -> &'static str;
+    /// Its name, as [`Evaluation::name`] reports it: the first of [`Self::NAMES`].
+    fn name(&self) -> &'static str {
+        Self::NAMES[0].0
+    }
 
     /// The evaluator for 4×4 bitboards.
     fn on_four(&self) -> Self::OnFour;

@@ -229,10 +229,6 @@ impl NamedEvaluation for RowHeuristic {
         (name == "heuristic").then(|| Ok(RowHeuristic::new()))
     }
 
-    fn name(&self) -> &'static str {
-        "heuristic"
-    }
-
     fn on_four(&self) -> RowHeuristic {
         *self
     }

@@ -133,10 +133,6 @@ impl NamedEvaluation for NTupleEval {
         Some(load_shared(&path).map(NTupleEval::new))
     }
 
-    fn name(&self) -> &'static str {
-        "ntuple"
-    }
-
     fn on_four(&self) -> NTupleEval {
         self.clone()
     }

@@ -149,10 +149,6 @@ impl NamedEvaluation for TableChoice {
         (name == "tables").then(|| TableChoice::load(true))
     }
 
-    fn name(&self) -> &'static str {
-        "tables"
-    }
-
     /// The heuristic, with the tables deciding the boards they cover and no weight inside the
     /// search (BENCHMARKS.md, "Endgame tables", gives the weights measured).
     fn on_four(&self) -> TableEval<RowHeuristic> {
