@@ -51,6 +51,11 @@ pub const INFO: SolverInfo = SolverInfo {
             default: "21",
             help: "log2 of the transposition table's slots (16 bytes each; 21 = 32 MiB), 10 to 28",
         },
+        OptionInfo {
+            key: "table-margin",
+            default: "0.01",
+            help: "on a board an endgame table covers (--eval tables), the moves whose chance of success is within this of the best are searched to choose among them (0 to 1; 0: exact ties only)",
+        },
     ],
     build: build_expectimax,
 };
@@ -66,6 +71,10 @@ pub struct ExpectimaxOptions {
     pub table_bits: u32,
     /// Search the root moves on rayon's threads in parallel.
     pub root_parallel: bool,
+    /// On a board the evaluation decides exactly ([`Evaluator::decide_exactly`]), the moves whose
+    /// chance of success is within this probability of the best are searched to choose among
+    /// them; a lone best move is played outright ([`TABLE_MARGIN`] by default).
+    pub table_margin: f32,
 }
 
 impl Default for ExpectimaxOptions {
@@ -75,6 +84,7 @@ impl Default for ExpectimaxOptions {
             cprob: CPROB_THRESHOLD,
             table_bits: TABLE_BITS,
             root_parallel: true,
+            table_margin: TABLE_MARGIN,
         }
     }
 }
@@ -88,6 +98,7 @@ impl ExpectimaxOptions {
         let v = OptionValues::new(&INFO, &config.options)?;
         let cprob: f32 = v.get("cprob")?;
         let table_bits: u32 = v.get("table-bits")?;
+        let table_margin: f32 = v.get("table-margin")?;
         let bad = |message: String| SolverError::BadOption {
             solver: INFO.name.into(),
             message,
@@ -98,11 +109,15 @@ impl ExpectimaxOptions {
         if !(10..=28).contains(&table_bits) {
             return Err(bad(format!("table-bits={table_bits} must be 10 to 28")));
         }
+        if !(0.0..=1.0).contains(&table_margin) {
+            return Err(bad(format!("table-margin={table_margin} must be in 0..=1")));
+        }
         Ok(ExpectimaxOptions {
             spawn: config.spawn,
             cprob,
             table_bits,
             root_parallel: config.parallel,
+            table_margin,
         })
     }
 }
@@ -138,6 +153,10 @@ pub const DEFAULT_TIME_MS: u64 = 20;
 pub const DEFAULT_GROWTH: f64 = 8.0;
 /// log2 of the number of transposition-table slots (16 bytes each: 2^21 slots = 32 MiB).
 pub const TABLE_BITS: u32 = 21;
+/// Default [`ExpectimaxOptions::table_margin`]: moves within 1 % of the table's best chance of
+/// success are left to the search (an endgame table's chance ignores what the board is worth
+/// after its goal, so near-ties are not worth deciding by it; BENCHMARKS.md, "Endgame tables").
+pub const TABLE_MARGIN: f32 = 0.01;
 
 /// The number of distinct tile exponents on the board (empty cells not counted).
 pub fn distinct_tiles<P: Position>(board: P) -> u32 {
@@ -614,11 +633,22 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         if roots.is_empty() {
             return Decision::from_values([None; 4], 0, 0, ms(start));
         }
-        if let Some(exact) = self.eval.decide_exactly(board) {
-            let mut d = Decision::from_values(exact.map(|v| v.map(f64::from)), 0, 0, ms(start));
-            d.exact = true;
-            return d;
-        }
+        let narrowed;
+        let roots = match self.eval.decide_exactly(board) {
+            None => roots,
+            Some(exact) => match near_best(roots, &exact, self.options.table_margin) {
+                None => {
+                    let values = exact.map(|v| v.map(f64::from));
+                    let mut d = Decision::from_values(values, 0, 0, ms(start));
+                    d.exact = true;
+                    return d;
+                }
+                Some(near) => {
+                    narrowed = near;
+                    narrowed.as_slice()
+                }
+            },
+        };
         let external = budget.stop.as_deref();
         let work = budget.work.map(|w| w.min(u64::from(MAX_DEPTH)) as u32);
         let (max_depth, time) = match (work, budget.time) {
@@ -717,6 +747,25 @@ impl<P: Copy> Roots<P> {
     fn is_empty(&self) -> bool {
         self.count == 0
     }
+}
+
+/// The roots whose exact chance of success (`exact`, by [`Move::index`]) is within `margin` of
+/// the best one's, when there are at least two of them (the search chooses among those); `None`
+/// when one move stands alone (it is played outright).
+fn near_best<P: Copy>(
+    roots: &[(usize, P)],
+    exact: &[Option<f32>; 4],
+    margin: f32,
+) -> Option<Roots<P>> {
+    let best = exact.iter().flatten().fold(f32::MIN, |a, &b| a.max(b));
+    let (_, filler) = *roots.first()?;
+    let mut near = Roots::with_room(filler);
+    for &(i, after) in roots {
+        if exact[i].is_some_and(|p| p >= best - margin) {
+            near.push((i, after));
+        }
+    }
+    (near.count >= 2).then_some(near)
 }
 
 fn legal_roots<P: Position>(board: P) -> Roots<P> {
@@ -1064,8 +1113,12 @@ mod tests {
         fn a_board_the_tables_cover_is_decided_by_them_without_a_search() {
             let t = tables();
             let eval = TableEval::new(t.clone(), RowHeuristic::new());
-            let mut s =
-                Expectimax::<Board, _>::new(Shape::FOUR, ExpectimaxOptions::default(), eval);
+            // margin 0: the best chance (left, 0.9999957) stands alone
+            let opts = ExpectimaxOptions {
+                table_margin: 0.0,
+                ..ExpectimaxOptions::default()
+            };
+            let mut s = Expectimax::<Board, _>::new(Shape::FOUR, opts, eval);
             let d = s.decide_on(covered(), &Budget::depth(3));
             assert!(d.exact);
             assert_eq!(d.nodes, 0, "no node searched");
@@ -1077,6 +1130,59 @@ mod tests {
             let plain = solver(SpawnRule::Classic).decide_on(open, &Budget::depth(2));
             assert!(!d.exact);
             assert_eq!((d.values, d.nodes), (plain.values, plain.nodes));
+        }
+
+        #[test]
+        fn moves_near_the_tables_best_are_left_to_the_search() {
+            // margin 1: every legal move is near the best, so the search decides among all of
+            // them, as the heuristic alone would
+            let eval = TableEval::new(tables(), RowHeuristic::new());
+            let opts = ExpectimaxOptions {
+                table_margin: 1.0,
+                root_parallel: false,
+                ..ExpectimaxOptions::default()
+            };
+            let mut s = Expectimax::<Board, _>::new(Shape::FOUR, opts, eval);
+            let d = s.decide_on(covered(), &Budget::depth(2));
+            let plain = solver(SpawnRule::Classic).decide_on(covered(), &Budget::depth(2));
+            assert!(!d.exact);
+            assert!(d.nodes > 0);
+            assert_eq!((d.best, d.values), (plain.best, plain.values));
+        }
+
+        #[test]
+        fn the_search_chooses_among_the_moves_near_the_tables_best() {
+            // the covered board's chances: up 0.98, down 0 (it moves the block), left 0.9999957,
+            // right 0.9999945; within the default margin (0.01) of the best: left and right
+            let t = tables();
+            let chances = t.move_values(covered()).unwrap();
+            assert!(chances[0].unwrap() < 0.99 && chances[1] == Some(0.0));
+            assert!(chances[2].unwrap() > 0.9999 && chances[3].unwrap() > 0.9999);
+            let eval = TableEval::new(t, RowHeuristic::new());
+            let opts = ExpectimaxOptions::default();
+            let mut s = Expectimax::<Board, _>::new(Shape::FOUR, opts, eval);
+            let d = s.decide_on(covered(), &Budget::depth(2));
+            assert!(!d.exact);
+            assert!(d.nodes > 0);
+            assert!(d.values[0].is_none() && d.values[1].is_none());
+            assert!(d.values[2].is_some() && d.values[3].is_some());
+            assert!(matches!(d.best, Some(Move::Left | Move::Right)));
+        }
+
+        #[test]
+        fn near_best_keeps_the_moves_within_the_margin_of_the_best() {
+            let b = Board::EMPTY;
+            let roots = [(0, b), (1, b), (2, b)];
+            let exact = [Some(0.5), Some(0.495), Some(0.2), None];
+            let near = near_best(&roots, &exact, 0.01).expect("two moves are near");
+            let kept: Vec<usize> = near.as_slice().iter().map(|r| r.0).collect();
+            assert_eq!(kept, vec![0, 1]);
+            assert!(
+                near_best(&roots, &exact, 0.001).is_none(),
+                "0.5 stands alone"
+            );
+            let all = near_best(&roots, &exact, 0.3).unwrap();
+            assert_eq!(all.as_slice().len(), 3);
         }
 
         #[test]

@@ -240,7 +240,8 @@ pub trait Evaluator<P: Position>: Send + Sync {
     /// Each move's exact chance of success when the evaluation can decide `board` outright (an
     /// endgame table covers it): indexed by [`Move::index`], a probability in 0..=1 for each
     /// legal move, `None` for an illegal one. A solver that gets `Some` plays the best of them
-    /// without searching. `None` (the default): search.
+    /// without searching, or searches among the moves near the best (expectimax's
+    /// `table-margin`). `None` (the default): search.
     #[inline(always)]
     fn decide_exactly(&self, board: P) -> Option<[Option<f32>; 4]> {
         let _ = board;

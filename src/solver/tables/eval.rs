@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 /// covers, the table.
 ///
 /// - [`Evaluator::decide_exactly`]: the tables' chance of success for each move of a covered
-///   board whose best move keeps a chance of at least `min_probability`; the solver plays it.
+///   board whose best move keeps a chance of at least `min_probability`; the solver plays the
+///   best, or searches among the moves near it (expectimax's `table-margin`).
 /// - [`Evaluator::exact`]: on a covered afterstate inside a search, `inner`'s value plus
 ///   `weight` × the chance of success (with `weight` 0, the default, the search does not consult
 ///   the tables below the root and goes on with `inner`).
