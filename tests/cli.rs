@@ -767,17 +767,20 @@ mod tables {
             text.contains("corrupt") && text.contains("4-4.a4.g3.tbl"),
             "{text}"
         );
-        let sim = bot2048()
-            .args(["sim", "--games", "1", "--depth", "1", "--eval", "tables"])
-            .env("BOT2048_TABLES", dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(sim.status.code(), Some(1), "{sim:?}");
-        let err = String::from_utf8_lossy(&sim.stderr);
-        assert!(
-            err.contains("4-4.a4.g3.tbl") && err.contains("tables build"),
-            "{err}"
-        );
+        // named or chosen by `auto` (the default), a damaged table is refused, never passed over
+        for eval in ["tables", "auto"] {
+            let sim = bot2048()
+                .args(["sim", "--games", "1", "--depth", "1", "--eval", eval])
+                .env("BOT2048_TABLES", dir.path())
+                .output()
+                .unwrap();
+            assert_eq!(sim.status.code(), Some(1), "--eval {eval}: {sim:?}");
+            let err = String::from_utf8_lossy(&sim.stderr);
+            assert!(
+                err.contains("4-4.a4.g3.tbl") && err.contains("tables build"),
+                "--eval {eval}: {err}"
+            );
+        }
     }
 
     #[test]

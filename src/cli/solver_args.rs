@@ -60,9 +60,11 @@ pub struct SolverArgs {
     pub options: Vec<(String, String)>,
     /// The evaluation of the solvers that score boards.
     ///
-    /// `tables`: the heuristic and the endgame tables (`bot2048 tables build`); `auto`: the tables
-    /// when they are built, else the heuristic. `bot2048 solvers` lists the evaluations.
-    #[arg(long, value_name = "NAME", default_value = "heuristic")]
+    /// `auto` (the default): the endgame tables when `bot2048 tables build` has built them (a
+    /// damaged table file is refused, named), else the heuristic; the first line of output says
+    /// which. `tables`: the heuristic and the tables, refused when none is built. `bot2048
+    /// solvers` lists the evaluations.
+    #[arg(long, value_name = "NAME", default_value = "auto")]
     pub eval: String,
 }
 

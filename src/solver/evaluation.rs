@@ -170,9 +170,13 @@ pub const AUTO: (&str, &str) = (
 );
 
 impl Evaluation {
-    /// What `--eval auto` chooses: the tables when any are built and load, else the heuristic.
-    pub fn auto() -> Evaluation {
-        TableChoice::load(false).map_or_else(|_| Evaluation::default(), Evaluation::Tables)
+    /// What `--eval auto` chooses: the tables when any are built, else the heuristic.
+    ///
+    /// # Errors
+    /// [`SolverError::Tables`] when a built table file cannot be loaded (it is named, with what
+    /// to run; the heuristic is not quietly used instead).
+    pub fn auto() -> Result<Evaluation, SolverError> {
+        Ok(TableChoice::load_if_built(false)?.map_or_else(Evaluation::default, Evaluation::Tables))
     }
 }
 
@@ -187,7 +191,7 @@ impl FromStr for Evaluation {
     /// [`NamedEvaluation::parse`] refuses (a network or table file that cannot be loaded).
     fn from_str(s: &str) -> Result<Evaluation, SolverError> {
         if s == AUTO.0 {
-            return Ok(Evaluation::auto());
+            return Evaluation::auto();
         }
         Evaluation::parse_named(s).unwrap_or_else(|| {
             Err(SolverError::UnknownEvaluation {

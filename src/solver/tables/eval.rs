@@ -119,17 +119,32 @@ impl TableChoice {
     /// [`SolverError::Tables`] for a file that cannot be loaded, or no table at all (saying what
     /// to run).
     pub fn load(named: bool) -> Result<TableChoice, SolverError> {
-        let bad = |message: String| SolverError::Tables { message };
-        let tables = load_shared(None).map_err(|e| bad(e.to_string()))?;
-        if tables.is_empty() {
+        TableChoice::load_if_built(named)?.ok_or_else(|| {
             let dir = file::tables_dir().unwrap_or_default();
-            return Err(bad(format!(
-                "no endgame tables in {}: run `bot2048 tables build` first ({})",
-                dir.display(),
-                build_cost(TableSet::Small)
-            )));
+            SolverError::Tables {
+                message: format!(
+                    "no endgame tables in {}: run `bot2048 tables build` first ({})",
+                    dir.display(),
+                    build_cost(TableSet::Small)
+                ),
+            }
+        })
+    }
+
+    /// As [`TableChoice::load`], with `None` when no table is built (no folder, or none in it):
+    /// what `--eval auto` asks.
+    ///
+    /// # Errors
+    /// [`SolverError::Tables`] for a table file that cannot be loaded (named): a damaged file is
+    /// refused, never passed over.
+    pub fn load_if_built(named: bool) -> Result<Option<TableChoice>, SolverError> {
+        if file::tables_dir().is_none() {
+            return Ok(None);
         }
-        Ok(TableChoice { tables, named })
+        let tables = load_shared(None).map_err(|e| SolverError::Tables {
+            message: e.to_string(),
+        })?;
+        Ok((!tables.is_empty()).then_some(TableChoice { tables, named }))
     }
 
     /// The tables.
