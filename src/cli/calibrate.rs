@@ -21,6 +21,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Real uses of `calibrate`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 calibrate --window \"My 2048\" --name mygame",
+        "learn a new game live (start a new game first), then: bot2048 play --window \"My 2048\" --profile mygame",
+    ),
+    (
+        "bot2048 calibrate --from shots --name mygame",
+        "learn from labelled screenshots: shots/x.png with shots/x.png.txt (one line per row, 0 = empty)",
+    ),
+    (
+        "bot2048 calibrate --window \"My 2048\" --out mygame.toml --moves 200 --until 256",
+        "a shorter live run, the profile written to a file of your choice",
+    ),
+];
+
 fn after_help() -> String {
     let mut s = exit::help_text(&[
         exit::OK,
@@ -34,14 +50,14 @@ fn after_help() -> String {
         "\nUser profiles live in $BOT2048_PROFILES, else $XDG_CONFIG_HOME/bot2048/profiles, else\n\
          ~/.config/bot2048/profiles; `--profile NAME` finds NAME.toml there.",
     );
-    s
+    super::long_help_end(s, EXAMPLES)
 }
 
 /// Arguments of `bot2048 calibrate`.
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["from", "window"])),
-    after_help = after_help()
+    after_long_help = after_help()
 )]
 pub struct CalibrateArgs {
     /// Learn from the labelled screenshots in this directory (image + `.txt` label pairs).

@@ -18,8 +18,37 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// Real uses of `train`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 train --network 4x6 --tc --alpha 1.0 --games 4000000 --out my.bin",
+        "train a network like the shipped one (hours; Ctrl-C writes my.bin, the same command carries on)",
+    ),
+    (
+        "bot2048 train --resume my.bin --games 0 --eval-games 1000",
+        "measure a network: 1000 greedy games, nothing written",
+    ),
+    (
+        "bot2048 train --resume my.bin --games 0 --out /tmp/x.bin --ship my-ship.bin",
+        "make the compact copy (i16, deflated) that --eval ntuple:my-ship.bin loads",
+    ),
+];
+
+fn after_help() -> String {
+    super::long_help_end(
+        super::exit::help_text(&[
+            super::exit::OK,
+            super::exit::ERROR,
+            super::exit::USAGE,
+            super::exit::INTERRUPTED,
+        ]),
+        EXAMPLES,
+    )
+}
+
 /// Arguments of `bot2048 train`.
 #[derive(Debug, Args)]
+#[command(after_long_help = after_help())]
 pub struct TrainArgs {
     /// Network shape: `4x6` (four 6-cell tuples, the standard) or tuples of hex cells separated
     /// by commas, cells numbered 0-f in reading order (e.g. `012345,456789,012456,45689a`),
