@@ -63,6 +63,8 @@ pub struct CalibrateArgs {
     /// Learn from the labelled screenshots in this directory (image + `.txt` label pairs).
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
+    /// Learn live by playing this game window (its title or app name).
+    ///
     /// Learn live by playing the game window with this title (title or app name, as `play`;
     /// `bot2048 windows` lists them). Start a new game first: the opening board (2s and 4s) must
     /// be read with an existing profile.
@@ -77,6 +79,8 @@ pub struct CalibrateArgs {
     /// Live: stop learning once this tile is on the board.
     #[arg(long, default_value_t = 512, value_name = "TILE")]
     pub until: u32,
+    /// Profile name (default: the directory's name, or the window title).
+    ///
     /// Profile name (default: the directory's name, or the window title in lower case with `-`
     /// for other characters). Letters, digits, `-`, `_`, `.`; not a built-in name unless --out is
     /// given.
@@ -88,12 +92,16 @@ pub struct CalibrateArgs {
     /// Overwrite an existing profile file.
     #[arg(long)]
     pub force: bool,
+    /// Mark the game as one that takes keys during its animation and grows its new tile in.
+    ///
     /// Mark the game as one that takes keys during its animation and fades and grows its new
     /// tile in over the empty cell (as the web game's CSS does): `play` then reads a new 2 or 4
     /// while it grows and presses the next key at once. Not for a game that drops keys while it
     /// animates (gnome-2048): its keys would be lost. Screenshots cannot show this; say it.
     #[arg(long)]
     pub early_spawn: bool,
+    /// The longest a move's slide lasts on screen, ms (if unsure, leave it out).
+    ///
     /// The longest a move's slide lasts on screen, ms from the first changed frame (the web
     /// game's CSS and 2048-qt's QML: 100). A new tile seen this long after the change cannot be
     /// a tile sliding past, so `play` may take it at once even where a tile of its value was on
@@ -104,6 +112,8 @@ pub struct CalibrateArgs {
     /// unsure, leave it out. 20 to 2000.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u32).range(20..=2000))]
     pub slide_ms: Option<u32>,
+    /// The GSettings key, "SCHEMA KEY", that holds the game's slide time in ms.
+    ///
     /// The GSettings key, "SCHEMA KEY", that holds the game's slide time in ms when the user can
     /// change it (gnome-2048: "org.gnome.TwentyFortyEight animations-speed"): `play` and
     /// `advise` read it with `gsettings get` at the start and use it as --slide-ms would be
