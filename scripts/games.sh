@@ -290,8 +290,11 @@ start_web() {
   local url="http://127.0.0.1:$WEB_PORT/2048/index.html"
   if [[ -n "${SEED:-}" ]]; then web_seed_page; url="http://127.0.0.1:$WEB_PORT/seed.html"; fi
   local prof="$STATE_DIR/chromium-profile"; rm -rf "$prof"; mkdir -p "$prof"
+  # Chromium's own temporary folders (org.chromium.Chromium.XXXXXX, holding its SingletonSocket,
+  # which a stopped Chromium leaves behind) go to a folder of ours, removed by `stop`.
+  local ctmp="$STATE_DIR/chromium-tmp"; mkdir -p "$ctmp"
   # --app: a bare window titled "2048"; a viewport under 520 CSS px switches to the small layout.
-  chromium --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  TMPDIR="$ctmp" chromium --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$prof" --test-type --force-device-scale-factor=1 \
     --window-position=0,0 --window-size=600,900 --app="$url" >"$STATE_DIR/chromium.log" 2>&1 &
@@ -323,6 +326,7 @@ cmd_stop() {
   [[ -f "$PIDS" ]] || { log "nothing to stop"; return 0; }
   tac "$PIDS" | while read -r pid name; do kill_pid "$pid" "$name"; done
   rm -f "$PIDS"
+  rm -rf "$STATE_DIR/chromium-tmp"
 }
 
 cmd_stop_game() {
@@ -335,6 +339,7 @@ cmd_stop_game() {
     if [[ " $names " == *" $name "* ]]; then kill_pid "$pid" "$name"; else echo "$pid $name" >> "$keep"; fi
   done < "$PIDS"
   mv "$keep" "$PIDS"
+  [[ " $names " != *" chromium "* ]] || rm -rf "$STATE_DIR/chromium-tmp"
 }
 
 cmd_status() {

@@ -444,6 +444,86 @@ fn play_and_advise_check_their_arguments_before_looking_for_the_window() {
     // a good goal gets past them too
     let (code, err) = code_and_err(headless().args(["play"]).args(w).args(["--goal", "2048"]));
     assert_eq!(code, Some(7), "{err}");
+    // `sim` refuses a bad goal in the same words as `play`
+    for goal in ["3", "6144"] {
+        let (_, play) = code_and_err(headless().args(["play"]).args(w).args(["--goal", goal]));
+        let (code, sim) = code_and_err(bot2048().args(["sim", "--goal", goal]));
+        assert_eq!(code, Some(2), "sim --goal {goal}: {sim}");
+        assert_eq!(sim, play, "sim and play --goal {goal}");
+    }
+}
+
+/// clap's convention, in every subcommand: `-h` a short summary of each option, `--help` the long
+/// text, ending with the exit codes and a few examples.
+#[test]
+fn short_help_is_a_summary_and_long_help_ends_with_examples() {
+    let help = |args: &[&str]| {
+        let o = bot2048().args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let subs: &[&[&str]] = &[
+        &["read"],
+        &["tables"],
+        &["tables", "build"],
+        &["tables", "status"],
+        &["solvers"],
+        &["play"],
+        &["advise"],
+        &["replay"],
+        &["windows"],
+        &["calibrate"],
+        &["sim"],
+        &["train"],
+    ];
+    for sub in subs {
+        let short = help(&[sub, &["-h"][..]].concat());
+        let long = help(&[sub, &["--help"][..]].concat());
+        assert!(
+            short.lines().count() < long.lines().count(),
+            "{sub:?}: -h is {} lines, --help {}",
+            short.lines().count(),
+            long.lines().count()
+        );
+        assert!(
+            short.contains("(see more with '--help')"),
+            "{sub:?}: {short}"
+        );
+        assert!(!short.contains("Examples:"), "{sub:?}: {short}");
+        let (_, examples) = long.split_once("\nExamples:\n").unwrap_or_default();
+        let first = examples.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(&format!("  bot2048 {}", sub[0])),
+            "{sub:?}: --help does not end with its examples: {long}"
+        );
+        assert!(long.contains("Exit status:"), "{sub:?}: {long}");
+        assert!(
+            !long.contains("[`") && !long.contains("`]"),
+            "{sub:?}: {long}"
+        );
+    }
+    // `read`'s options: one line each with -h
+    let read = help(&["read", "-h"]);
+    assert!(!read.contains("covered parts"), "{read}");
+    assert!(help(&["read", "--help"]).contains("covered parts"));
+    // what `tables build` costs, from build_cost
+    // (the words, whatever clap's wrapping)
+    let words = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let build = words(help(&["tables", "build", "--help"]));
+    for set in [
+        bot2048::solver::tables::TableSet::Small,
+        bot2048::solver::tables::TableSet::Full,
+    ] {
+        let cost = bot2048::solver::tables::build_cost(set);
+        assert!(build.contains(&cost), "{cost}: {build}");
+    }
+    assert!(build.contains("about 4 minutes"), "{build}");
+    // the rule of --goal, in play's and sim's help
+    for sub in ["play", "sim"] {
+        let h = words(help(&[sub, "-h"]));
+        assert!(h.contains("--goal <TILE> Stop"), "{sub}: {h}");
+        assert!(h.contains("a power of two from 4"), "{sub}: {h}");
+    }
 }
 
 /// GNOME and KDE Wayland sessions without XWayland (`DISPLAY` unset): every command that needs

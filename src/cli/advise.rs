@@ -15,18 +15,37 @@ use anyhow::Context;
 use clap::Args;
 use std::process::ExitCode;
 
+/// Real uses of `advise`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 advise --window \"GNOME 2048\"",
+        "while you play GNOME 2048: the suggested move and each direction's value after each change",
+    ),
+    (
+        "bot2048 advise --window 2048 --once --json",
+        "the advice on the web game's board now, as one line of JSON",
+    ),
+    (
+        "bot2048 advise --region 100,100,600,700 --depth 4",
+        "watch a screen rectangle (a game that is no window of its own), searching 4 moves deep",
+    ),
+];
+
 fn after_help() -> String {
-    exit::help_text(&[
-        exit::OK,
-        exit::ERROR,
-        exit::USAGE,
-        exit::STOPPED,
-        exit::NO_BOARD,
-        exit::UNREADABLE,
-        exit::NO_DISPLAY,
-        exit::NO_WINDOW,
-        exit::INTERRUPTED,
-    ])
+    super::long_help_end(
+        exit::help_text(&[
+            exit::OK,
+            exit::ERROR,
+            exit::USAGE,
+            exit::STOPPED,
+            exit::NO_BOARD,
+            exit::UNREADABLE,
+            exit::NO_DISPLAY,
+            exit::NO_WINDOW,
+            exit::INTERRUPTED,
+        ]),
+        EXAMPLES,
+    )
 }
 
 /// The exit code of an advise run that ended with `end`: 5 and 6 as `read` for a board not

@@ -21,6 +21,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Real uses of `calibrate`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 calibrate --window \"My 2048\" --name mygame",
+        "learn a new game live (start a new game first), then: bot2048 play --window \"My 2048\" --profile mygame",
+    ),
+    (
+        "bot2048 calibrate --from shots --name mygame",
+        "learn from labelled screenshots: shots/x.png with shots/x.png.txt (one line per row, 0 = empty)",
+    ),
+    (
+        "bot2048 calibrate --window \"My 2048\" --out mygame.toml --moves 200 --until 256",
+        "a shorter live run, the profile written to a file of your choice",
+    ),
+];
+
 fn after_help() -> String {
     let mut s = exit::help_text(&[
         exit::OK,
@@ -34,19 +50,21 @@ fn after_help() -> String {
         "\nUser profiles live in $BOT2048_PROFILES, else $XDG_CONFIG_HOME/bot2048/profiles, else\n\
          ~/.config/bot2048/profiles; `--profile NAME` finds NAME.toml there.",
     );
-    s
+    super::long_help_end(s, EXAMPLES)
 }
 
 /// Arguments of `bot2048 calibrate`.
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["from", "window"])),
-    after_help = after_help()
+    after_long_help = after_help()
 )]
 pub struct CalibrateArgs {
     /// Learn from the labelled screenshots in this directory (image + `.txt` label pairs).
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
+    /// Learn live by playing this game window (its title or app name).
+    ///
     /// Learn live by playing the game window with this title (title or app name, as `play`;
     /// `bot2048 windows` lists them). Start a new game first: the opening board (2s and 4s) must
     /// be read with an existing profile.
@@ -61,6 +79,8 @@ pub struct CalibrateArgs {
     /// Live: stop learning once this tile is on the board.
     #[arg(long, default_value_t = 512, value_name = "TILE")]
     pub until: u32,
+    /// Profile name (default: the directory's name, or the window title).
+    ///
     /// Profile name (default: the directory's name, or the window title in lower case with `-`
     /// for other characters). Letters, digits, `-`, `_`, `.`; not a built-in name unless --out is
     /// given.
@@ -72,12 +92,16 @@ pub struct CalibrateArgs {
     /// Overwrite an existing profile file.
     #[arg(long)]
     pub force: bool,
+    /// Mark the game as one that takes keys during its animation and grows its new tile in.
+    ///
     /// Mark the game as one that takes keys during its animation and fades and grows its new
     /// tile in over the empty cell (as the web game's CSS does): `play` then reads a new 2 or 4
     /// while it grows and presses the next key at once. Not for a game that drops keys while it
     /// animates (gnome-2048): its keys would be lost. Screenshots cannot show this; say it.
     #[arg(long)]
     pub early_spawn: bool,
+    /// The longest a move's slide lasts on screen, ms (if unsure, leave it out).
+    ///
     /// The longest a move's slide lasts on screen, ms from the first changed frame (the web
     /// game's CSS and 2048-qt's QML: 100). A new tile seen this long after the change cannot be
     /// a tile sliding past, so `play` may take it at once even where a tile of its value was on
@@ -88,6 +112,8 @@ pub struct CalibrateArgs {
     /// unsure, leave it out. 20 to 2000.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u32).range(20..=2000))]
     pub slide_ms: Option<u32>,
+    /// The GSettings key, "SCHEMA KEY", that holds the game's slide time in ms.
+    ///
     /// The GSettings key, "SCHEMA KEY", that holds the game's slide time in ms when the user can
     /// change it (gnome-2048: "org.gnome.TwentyFortyEight animations-speed"): `play` and
     /// `advise` read it with `gsettings get` at the start and use it as --slide-ms would be

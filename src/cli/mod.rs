@@ -45,6 +45,24 @@ fn top_help() -> String {
     s
 }
 
+/// A real use of a subcommand, shown at the end of its `--help`: the command line, then what it
+/// does. Every one is checked to parse (the tests of this module).
+pub type Example = (&'static str, &'static str);
+
+/// The end of a subcommand's `--help` (clap's `after_long_help`; `-h` shows neither): `codes`,
+/// its exit codes as [`exit::help_text`] writes them, then its `examples`.
+pub fn long_help_end(codes: String, examples: &[Example]) -> String {
+    let mut s = codes;
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str("\nExamples:\n");
+    for (command, what) in examples {
+        s.push_str(&format!("  {command}\n      {what}\n"));
+    }
+    s
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -67,6 +85,10 @@ pub enum Command {
     /// Build the endgame tables once (exact values of some late boards, for `--eval tables`), or list what is built.
     Tables(tables::TablesArgs),
     /// List the solvers (`--solver`) with their options, and the evaluations (`--eval`).
+    ///
+    /// Prints every solver `--solver` takes (`play`, `advise`, `sim`): what it does, its measure
+    /// of work (what `--depth` counts) and default budget, and its options with their defaults
+    /// (`--opt KEY=VALUE`); then the evaluations (`--eval`) of the solvers that score boards.
     Solvers(solver_args::SolversArgs),
 }
 
@@ -86,5 +108,75 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Train(args) => train::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Solvers(args) => solver_args::run_solvers(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splits a command line as a shell would (words, and "double-quoted" words).
+    fn words(line: &str) -> Vec<String> {
+        let (mut out, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+        for c in line.chars() {
+            match c {
+                '"' => (quoted, any) = (!quoted, true),
+                ' ' if !quoted => {
+                    if any {
+                        out.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                c => {
+                    word.push(c);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            out.push(word);
+        }
+        out
+    }
+
+    #[test]
+    fn every_example_in_the_help_parses() {
+        let all: &[&[Example]] = &[
+            play::EXAMPLES,
+            advise::EXAMPLES,
+            read::EXAMPLES,
+            replay::EXAMPLES,
+            windows::EXAMPLES,
+            calibrate::EXAMPLES,
+            sim::EXAMPLES,
+            train::EXAMPLES,
+            tables::EXAMPLES,
+            tables::BUILD_EXAMPLES,
+            tables::STATUS_EXAMPLES,
+            solver_args::EXAMPLES,
+        ];
+        for examples in all {
+            assert!(examples.len() >= 2, "{examples:?}");
+            for (line, what) in examples.iter() {
+                // clap wraps the help at 100 columns: a command must fit on its line whole
+                assert!(line.len() <= 96, "too long to print unwrapped: {line}");
+                let w = words(line);
+                assert_eq!(w[0], "bot2048", "{line}");
+                if let Err(e) = Cli::try_parse_from(&w) {
+                    panic!("{line} ({what}): {e}");
+                }
+            }
+        }
+        assert_eq!(
+            words(r#"bot2048 read --window "GNOME 2048" x"#),
+            ["bot2048", "read", "--window", "GNOME 2048", "x"]
+        );
+    }
+
+    #[test]
+    fn long_help_ends_with_the_examples() {
+        let end = long_help_end("Exit status:\n    0  done".into(), read::EXAMPLES);
+        assert!(end.starts_with("Exit status:\n    0  done\n\nExamples:\n  bot2048 read "));
+        assert!(end.ends_with(&format!("      {}\n", read::EXAMPLES[2].1)));
     }
 }

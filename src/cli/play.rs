@@ -166,6 +166,22 @@ impl SolverMaker {
     }
 }
 
+/// Real uses of `play`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 play --window \"GNOME 2048\"",
+        "play GNOME 2048 to game over (move the mouse to stop it)",
+    ),
+    (
+        "bot2048 play --window \"2048 Game\" --goal 4096 --record game1",
+        "play 2048-qt until a 4096 tile, saving the frames and a log in game1 (then: bot2048 replay game1)",
+    ),
+    (
+        "bot2048 play --window 2048 --max-moves 300 --time-ms 50",
+        "the web game (window \"2048\"), 300 moves, 50 ms a decision",
+    ),
+];
+
 fn after_help() -> String {
     let mut s = exit::help_text(&[
         exit::OK,
@@ -181,7 +197,7 @@ fn after_help() -> String {
         "A normal end is 0: game over, the goal, --max-moves, --on-win stop, Ctrl-C or SIGTERM, \
          the mouse moved.",
     );
-    s
+    super::long_help_end(s, EXAMPLES)
 }
 
 /// `--win-tile`: a power of two from 4 (gnome-2048's `target-value` is at least 4).
@@ -207,7 +223,13 @@ pub struct PlayArgs {
     /// ("Keep going", closing gnome's dialog) and plays on; `stop` stops with reason `won`.
     #[arg(long, value_enum, default_value = "continue")]
     pub on_win: OnWin,
-    /// Stop when a tile of this value appears.
+    /// Stop when a tile of this value appears: a power of two from 4, e.g. 4096.
+    ///
+    /// Stop (exit 0, reason `goal`) as soon as a tile of TILE is on the board. TILE is a tile
+    /// value: a power of two from 4 (4, 8, 16, ..., 2048, 4096, ...). `sim --goal` takes the same
+    /// values, and both refuse any other before anything else, in the same words (exit 2). A goal
+    /// larger than the game's board can hold (131072 on 4x4) stops play before its first key.
+    /// Unlike --win-tile, it does not depend on the game's win screen.
     #[arg(long, value_name = "TILE")]
     pub goal: Option<u64>,
     /// The tile at which the game shows its win screen.

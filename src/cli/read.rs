@@ -23,57 +23,88 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// Real uses of `read`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 read shot.png",
+        "print the board in a screenshot (0 = empty, ? = unreadable)",
+    ),
+    (
+        "bot2048 read --json a.png b.png",
+        "read two screenshots; one JSON array, with each cell's confidence",
+    ),
+    (
+        "bot2048 read --window \"GNOME 2048\" --annotate seen.png",
+        "read the live game window and draw what was read into seen.png",
+    ),
+];
+
 fn after_help() -> String {
-    exit::help_text(&[
-        exit::OK,
-        exit::ERROR,
-        exit::USAGE,
-        exit::NO_BOARD,
-        exit::UNREADABLE,
-        exit::NO_DISPLAY,
-        exit::NO_WINDOW,
-    ])
+    super::long_help_end(
+        exit::help_text(&[
+            exit::OK,
+            exit::ERROR,
+            exit::USAGE,
+            exit::NO_BOARD,
+            exit::UNREADABLE,
+            exit::NO_DISPLAY,
+            exit::NO_WINDOW,
+        ]),
+        EXAMPLES,
+    )
 }
 
 /// Arguments of `bot2048 read`.
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["images", "window", "region"])),
-    after_help = after_help()
+    after_long_help = after_help()
 )]
 pub struct ReadArgs {
     /// Screenshots to read (PNG or JPEG).
     #[arg(value_name = "IMAGE")]
     pub images: Vec<PathBuf>,
-    /// Read the live frame of this game window instead: its title (exact, then case-insensitive,
-    /// then a substring) or app name; `bot2048 windows` lists them. The window is captured even
-    /// when something covers it (covered parts come back black; a warning names the window above).
+    /// Read the live frame of this game window instead (`bot2048 windows` lists them).
+    ///
+    /// Its title (exact, then case-insensitive, then a substring) or app name; `bot2048 windows`
+    /// lists them. The window is captured even when something covers it (covered parts come back
+    /// black; a warning names the window above).
     #[arg(long, short = 'w', value_name = "TITLE")]
     pub window: Option<String>,
-    /// Read the live frame of this screen rectangle instead: x,y,w,h in screen pixels.
+    /// Read the live frame of this screen rectangle instead.
+    ///
+    /// X,Y,W,H in screen pixels.
     #[arg(long, value_name = "X,Y,W,H", value_parser = Rect::parse)]
     pub region: Option<Rect>,
-    /// Calibration profile: a built-in name (gnome-2048, 2048-qt, web-2048), the name of a user
-    /// profile (made by `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user
-    /// profile; the best fit wins).
+    /// Calibration profile: a name, a TOML file, or `auto`.
+    ///
+    /// A built-in name (gnome-2048, 2048-qt, web-2048), the name of a user profile (made by
+    /// `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user profile; the
+    /// best fit wins).
     #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
     pub profile: String,
-    /// Print JSON: image size, grid rectangle, rows, columns, each cell's value and
-    /// confidence, status, profile and time taken.
+    /// Print JSON instead of the board.
+    ///
+    /// Per image: its size, the grid rectangle, rows, columns, each cell's value and confidence,
+    /// status, profile and time taken (an array for several images).
     #[arg(long)]
     pub json: bool,
-    /// Write the image with what was read drawn on it: the grid, each cell's value and confidence
-    /// (green read, red unreadable). When no board is found, it shows where the reader looked: a
+    /// Write the image with what was read drawn on it.
+    ///
+    /// The grid, each cell's value and confidence (green read, red unreadable). When no board is found, it shows where the reader looked: a
     /// red frame around the area searched, and the pixels of the profiles' board colours in
     /// magenta. PNG or JPEG by the extension. With several images, `OUT-<image stem>.<ext>` for
     /// each.
     #[arg(long, value_name = "OUT.png")]
     pub annotate: Option<PathBuf>,
-    /// With --window or --region: also save the frame as captured (PNG or JPEG by the extension),
-    /// e.g. to make a labelled screenshot for `calibrate --from`.
+    /// With --window or --region: also save the frame as captured.
+    ///
+    /// PNG or JPEG by the extension; e.g. to make a labelled screenshot for `calibrate --from`.
     #[arg(long, value_name = "FRAME.png")]
     pub save: Option<PathBuf>,
-    /// Overwrite existing --annotate / --save files (an input is never overwritten).
+    /// Overwrite existing --annotate / --save files.
+    ///
+    /// An input image is never overwritten.
     #[arg(long)]
     pub force: bool,
 }

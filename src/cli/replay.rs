@@ -25,28 +25,46 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Real uses of `replay`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 replay game1",
+        "check the recording `bot2048 play --record game1` wrote, and print the game move by move",
+    ),
+    (
+        "bot2048 replay game1 --annotate 0,5,12 --out-dir pics",
+        "draw what was read on the frames of the start and of moves 5 and 12 (pics/move-0005.png ...)",
+    ),
+    (
+        "bot2048 replay game1 --spawn twos-only --json",
+        "a gnome-2048 game (2s only), as JSON lines",
+    ),
+];
+
 fn after_help() -> String {
     let mut s = exit::help_text(&[exit::OK, exit::ERROR, exit::USAGE]);
     s.push_str("    3  a move does not fit the engine (its number and the cells are named)\n");
-    s
+    super::long_help_end(s, EXAMPLES)
 }
 
 /// Arguments of `bot2048 replay`.
 #[derive(Debug, Args)]
-#[command(after_help = after_help())]
+#[command(after_long_help = after_help())]
 pub struct ReplayArgs {
     /// A directory written by `bot2048 play --record DIR` (its log.jsonl is read).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// The spawn rule the game follows: `classic` (a new 2 or 4) or `twos-only` (gnome-2048: a
-    /// 4 is a misfit).
+    /// The spawn rule the game follows: `classic` or `twos-only`.
+    ///
+    /// `classic` (a new 2 or 4) or `twos-only` (gnome-2048: a new 4 is a misfit).
     #[arg(long, value_name = "RULE", default_value = "classic")]
     pub spawn: SpawnRule,
     /// One JSON object per line (`kind`: start, move, misfit, end) instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Write an annotated image of these moves' frames (0 = the start), comma-separated: the
-    /// board as read (grid, every cell's value), the new tile framed in yellow and the move's
+    /// Write an annotated image of these moves' frames (0 = the start), comma-separated.
+    ///
+    /// Each shows the board as read (grid, every cell's value), the new tile framed in yellow and the move's
     /// number in the top-left corner. Needs --out-dir. Prints only the verdict then (the
     /// moves checked and whether they fit), not the whole game, unless --json.
     #[arg(
@@ -56,8 +74,9 @@ pub struct ReplayArgs {
         requires = "out_dir"
     )]
     pub annotate: Vec<u64>,
-    /// Where the annotated images go: `move-NNNN.png` each (never over an existing file without
-    /// --force).
+    /// Where the annotated images go: `move-NNNN.png` each.
+    ///
+    /// An existing file is never replaced without --force.
     #[arg(long, value_name = "DIR", requires = "annotate")]
     pub out_dir: Option<PathBuf>,
     /// Replace existing annotated images.

@@ -19,8 +19,31 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Real uses of `sim`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 sim --games 20",
+        "20 games with the default solver (expectimax, its default budget)",
+    ),
+    (
+        "bot2048 sim --compare expectimax,greedy --games 20 --depth 3",
+        "two solvers on the same 20 seeds, one table",
+    ),
+    (
+        "bot2048 sim --solver montecarlo --opt rollouts=50 --time-ms 20 --out chart.png",
+        "one solver with one of its options, and the chart of scores and reach rates",
+    ),
+    (
+        "bot2048 sim --size 3x3 --goal 1024 --games 100",
+        "3x3 games, each stopped as won at the largest tile a 3x3 board holds",
+    ),
+];
+
 fn after_help() -> String {
-    super::exit::help_text(&[super::exit::OK, super::exit::ERROR, super::exit::USAGE])
+    super::long_help_end(
+        super::exit::help_text(&[super::exit::OK, super::exit::ERROR, super::exit::USAGE]),
+        EXAMPLES,
+    )
 }
 
 /// Arguments of `bot2048 sim`.
@@ -59,7 +82,11 @@ pub struct SimArgs {
     /// Board size, ROWSxCOLS (2 to 9 each) or N for NxN.
     #[arg(long, default_value = "4x4", value_name = "RxC")]
     pub size: Shape,
-    /// Stop each game as won when a tile of this value is made (e.g. 2048, or 1024 on 3x3).
+    /// Stop each game as won when a tile of this value is made: a power of two from 4.
+    ///
+    /// TILE is a tile value: a power of two from 4 (e.g. 2048), no larger than a --size board
+    /// holds (131072 on 4x4, 1024 on 3x3). `play --goal` takes the same values; both refuse any
+    /// other, before anything else, in the same words (exit 2).
     #[arg(long, value_name = "TILE")]
     pub goal: Option<u64>,
     /// Stop each game after this many moves (large boards play for very long).

@@ -184,8 +184,32 @@ impl SolverArgs {
     }
 }
 
+/// Real uses of `solvers` and of what it lists, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 solvers",
+        "the solvers, their options, and the evaluations",
+    ),
+    (
+        "bot2048 sim --solver montecarlo --opt rollouts=50 --games 5",
+        "try a solver with one of its options on the engine",
+    ),
+    (
+        "bot2048 play --window \"GNOME 2048\" --solver expectimax --depth 3 --eval ntuple",
+        "play with a solver, its depth and an evaluation from the list",
+    ),
+];
+
+fn after_help() -> String {
+    super::long_help_end(
+        super::exit::help_text(&[super::exit::OK, super::exit::USAGE]),
+        EXAMPLES,
+    )
+}
+
 /// Arguments of `bot2048 solvers` (none).
 #[derive(Debug, Args)]
+#[command(after_long_help = after_help())]
 pub struct SolversArgs {}
 
 /// Runs `bot2048 solvers`: prints every solver with its work measure and options, then the

@@ -18,9 +18,40 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// Real uses of `train`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 train --network 4x6 --tc --alpha 1.0 --games 4000000 --out my.bin",
+        "train a network like the shipped one (hours; Ctrl-C writes my.bin, the same command carries on)",
+    ),
+    (
+        "bot2048 train --resume my.bin --games 0 --eval-games 1000",
+        "measure a network: 1000 greedy games, nothing written",
+    ),
+    (
+        "bot2048 train --resume my.bin --games 0 --out /tmp/x.bin --ship my-ship.bin",
+        "make the compact copy (i16, deflated) that --eval ntuple:my-ship.bin loads",
+    ),
+];
+
+fn after_help() -> String {
+    super::long_help_end(
+        super::exit::help_text(&[
+            super::exit::OK,
+            super::exit::ERROR,
+            super::exit::USAGE,
+            super::exit::INTERRUPTED,
+        ]),
+        EXAMPLES,
+    )
+}
+
 /// Arguments of `bot2048 train`.
 #[derive(Debug, Args)]
+#[command(after_long_help = after_help())]
 pub struct TrainArgs {
+    /// Network shape: `4x6` (four 6-cell tuples), or tuples of hex cells, with `@TILE` stages.
+    ///
     /// Network shape: `4x6` (four 6-cell tuples, the standard) or tuples of hex cells separated
     /// by commas, cells numbered 0-f in reading order (e.g. `012345,456789,012456,45689a`),
     /// then `@TILE` per stage boundary: `4x6@16384` has its own tables for the boards whose
@@ -29,6 +60,8 @@ pub struct TrainArgs {
     /// stages, which promotes it (every stage starts as a copy of the file's weights).
     #[arg(long, value_name = "SPEC")]
     pub network: Option<Spec>,
+    /// Train until the network has learnt from this many games in all.
+    ///
     /// Train until the network has learnt from this many games in all (a resumed network's
     /// earlier games count, so re-running the same command after a stop carries on).
     #[arg(long, value_name = "N")]
@@ -36,6 +69,8 @@ pub struct TrainArgs {
     /// Seed of the run: game g is played from a seed made of this and g.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Checkpoint file (exact f32 weights); needed to train.
+    ///
     /// Checkpoint file (exact f32 weights), written atomically every --checkpoint-minutes and at
     /// the end. Needed to train (there is no default file); with --games 0 and no --resume, the
     /// new untrained network is written there.
@@ -50,12 +85,16 @@ pub struct TrainArgs {
     /// Let α decay geometrically to this value at game --games.
     #[arg(long, value_name = "ALPHA")]
     pub alpha_end: Option<f32>,
+    /// Learn by temporal coherence instead of plain TD (--alpha 1.0 from scratch).
+    ///
     /// Learn by temporal coherence (per-weight rates |E|/A that anneal themselves) instead of
     /// plain TD; α then scales the coherent step (1.0 from scratch, e.g. 0.1 to fine-tune a
     /// trained network). Needs 2 more tables as large as the network, saved in its checkpoints
     /// (768 MiB in all for 4x6) and taken up again by --resume.
     #[arg(long)]
     pub tc: bool,
+    /// Initial value of every board in points for a new network (0: plain TD).
+    ///
     /// Initial value of every board in points for a new network: 0 is plain TD; a large value
     /// (e.g. 320000) is optimistic initialisation, which makes greedy play explore.
     #[arg(long, default_value_t = 0.0, value_name = "POINTS")]
@@ -75,6 +114,8 @@ pub struct TrainArgs {
     /// Seconds between progress lines when stderr is not a terminal.
     #[arg(long, default_value_t = 60, value_name = "S")]
     pub log_secs: u64,
+    /// After training, play this many greedy games with the network and print how it did.
+    ///
     /// After training, play this many greedy games with the network (seeds apart from the
     /// training's) and print score and reach rates. With --games 0 and --resume: measure only.
     #[arg(long, default_value_t = 0, value_name = "N")]

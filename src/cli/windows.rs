@@ -15,16 +15,33 @@ use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
 
+/// Real uses of `windows`, at the end of its `--help`.
+pub const EXAMPLES: &[super::Example] = &[
+    (
+        "bot2048 windows",
+        "list the windows; pass a title (or app) to --window of play, advise, read",
+    ),
+    (
+        "bot2048 windows --json --all",
+        "every window, also those not viewable or minimised, as one JSON array",
+    ),
+];
+
 fn after_help() -> String {
-    exit::help_text(&[exit::OK, exit::ERROR, exit::USAGE, exit::NO_DISPLAY])
+    super::long_help_end(
+        exit::help_text(&[exit::OK, exit::ERROR, exit::USAGE, exit::NO_DISPLAY]),
+        EXAMPLES,
+    )
 }
 
 /// Arguments of `bot2048 windows`.
 #[derive(Debug, Args)]
-#[command(after_help = after_help())]
+#[command(after_long_help = after_help())]
 pub struct WindowsArgs {
-    /// Print one JSON array: per window its id, title, app, x, y, width, height, viewable,
-    /// minimised, covered_by, and board (null, or profile, rows, cols, status, grid rectangle).
+    /// Print one JSON array instead of the table.
+    ///
+    /// Per window its id, title, app, x, y, width, height, viewable, minimised, covered_by, and
+    /// board (null, or profile, rows, cols, status, grid rectangle).
     #[arg(long)]
     pub json: bool,
     /// The profile to look for boards with (as `read --profile`).

@@ -147,9 +147,9 @@ pub const MIN_TABLE_GOAL: u8 = 6;
 /// The sets of tables `bot2048 tables build` makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TableSet {
-    /// The eight-free-cell formations, goals 64 to 256: 24 tables, 1.0 GB.
+    /// The eight-free-cell formations, goals 64 to 256.
     Small,
-    /// Goals up to 512, and the nine-free-cell formations (goals 64 and 128): 56 tables, 5.4 GB.
+    /// Goals up to 512, and the nine-free-cell formations (goals 64 and 128).
     Full,
 }
 
@@ -194,7 +194,7 @@ pub fn build_cost(set: TableSet) -> String {
     let keys = set.keys();
     let entries: u64 = keys.iter().map(TableKey::entries).sum();
     format!(
-        "`--set {}`: {} tables, {:.1} GB on disk and in memory",
+        "`--set {}`: {} tables, {:.2} GB on disk and in memory",
         match set {
             TableSet::Small => "small",
             TableSet::Full => "full",
