@@ -7,7 +7,7 @@
 //! dialog) and `Congratulations!` / `High Scores` at game over; 2048-qt opens `You Win` at 2048
 //! (closed with its Yes button's letter `y`) and `Game Over` (whose default button, Abort, quits
 //! the game: the bot never presses Return or Escape there).
-use super::{Cover, GameUi};
+use super::{Cover, GameUi, GameUiError};
 use crate::capture::{CaptureError, Frame, FrameSource, Rect};
 use crate::engine::Move;
 use crate::input::{FocusMode, InputError, KeySink};
@@ -115,19 +115,14 @@ impl KeySink for LiveGame {
 }
 
 impl GameUi for LiveGame {
-    fn prepare(&mut self) -> Result<(), String> {
+    fn prepare(&mut self) -> Result<(), GameUiError> {
         if self.mode == FocusMode::Never {
             return Ok(());
         }
-        self.window.ensure_focus().map_err(|e| e.to_string())?;
+        self.window.ensure_focus()?;
         let end = Instant::now() + Duration::from_millis(1000);
         while Instant::now() < end {
-            if self
-                .window
-                .windows_above()
-                .map_err(|e| e.to_string())?
-                .is_empty()
-            {
+            if self.window.windows_above()?.is_empty() {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -182,48 +177,42 @@ impl GameUi for LiveGame {
         }
     }
 
-    fn close_win_dialog(&mut self) -> Result<(), String> {
-        let above = self.window.windows_above().map_err(|e| e.to_string())?;
+    fn close_win_dialog(&mut self) -> Result<(), GameUiError> {
+        let above = self.window.windows_above()?;
         let dialog = above
             .iter()
             .rev()
             .find(|w| matches!(self.classify(w, true), Cover::WinDialog(_)))
-            .ok_or("no win dialog is open")?;
+            .ok_or(GameUiError::NoWinDialog)?;
         if dialog.title == QT_WIN_TITLE {
             self.window
-                .key_to_dialog(dialog.id, DialogKey::Letter('y'))
-                .map_err(|e| e.to_string())?;
+                .key_to_dialog(dialog.id, DialogKey::Letter('y'))?;
         } else {
-            self.window
-                .key_to_dialog(dialog.id, DialogKey::Escape)
-                .map_err(|e| e.to_string())?;
+            self.window.key_to_dialog(dialog.id, DialogKey::Escape)?;
         }
         // wait until it is gone, and give the game the focus back
         let end = Instant::now() + Duration::from_millis(1500);
         while Instant::now() < end {
             let still = self
                 .window
-                .windows_above()
-                .map_err(|e| e.to_string())?
+                .windows_above()?
                 .iter()
                 .any(|w| w.id == dialog.id);
             if !still {
-                return self.window.ensure_focus().map_err(|e| e.to_string());
+                return Ok(self.window.ensure_focus()?);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Err("the win dialog did not close".into())
+        Err(GameUiError::DialogStayedOpen)
     }
 
-    fn click(&mut self, p: (u32, u32)) -> Result<(), String> {
+    fn click(&mut self, p: (u32, u32)) -> Result<(), GameUiError> {
         let r = match &self.region {
             Some((_, r)) => *r,
-            None => self.window.rect().map_err(|e| e.to_string())?,
+            None => self.window.rect()?,
         };
-        self.window.ensure_focus().map_err(|e| e.to_string())?;
-        self.window
-            .click((r.x + p.0 as i32, r.y + p.1 as i32))
-            .map_err(|e| e.to_string())
+        self.window.ensure_focus()?;
+        Ok(self.window.click((r.x + p.0 as i32, r.y + p.1 as i32))?)
     }
 
     fn uncover(&mut self) -> bool {

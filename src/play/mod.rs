@@ -46,7 +46,7 @@ mod turn;
 pub mod verify;
 mod win;
 
-pub use cover::{Cover, GameUi};
+pub use cover::{Cover, GameUi, GameUiError};
 pub use dump::dump_root;
 pub use mirror::ReadGrid;
 pub use ponder::Ponder;

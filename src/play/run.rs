@@ -109,7 +109,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
     run: &mut Run<'_>,
 ) -> Result<Infallible, Stop> {
     game.prepare()
-        .map_err(|e| Stop::new(StopReason::FocusLost, e))?;
+        .map_err(|e| Stop::new(StopReason::FocusLost, e.to_string()))?;
     let start = start::read_start(game, reader, run)?;
     let grid = grid_rect(&start.reading);
     game.board_found(grid);
