@@ -119,7 +119,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
                 "board": board.rows(),
                 "best": d.best.map(|m| m.to_string()),
                 "values": { "up": d.values[0], "down": d.values[1], "left": d.values[2], "right": d.values[3] },
-                "depth": d.depth, "nodes": d.nodes, "elapsed_ms": d.elapsed_ms,
+                "depth": d.work, "nodes": d.nodes, "elapsed_ms": d.elapsed_ms,
                 "shape": board.shape(),
             });
             println!("{j}");
