@@ -83,13 +83,13 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let (mut src, spawn): (Box<dyn FrameSource>, _) = match (&t.region, &t.window) {
         (Some(r), _) => (
             desktop.region(*r).context("capturing --region")?,
-            t.spawn_rule(None),
+            t.spawn_rule(&reader, None),
         ),
         (None, Some(w)) => {
             let ws = desktop
                 .find(w)
                 .with_context(|| format!("finding the window `{w}`"))?;
-            let spawn = t.spawn_rule(Some((&ws.info().title, &ws.info().class)));
+            let spawn = t.spawn_rule(&reader, Some((&ws.info().title, &ws.info().class)));
             (ws, spawn)
         }
         (None, None) => {
