@@ -408,7 +408,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
     ///   depth the last ponder reached for every move of this board when that is deeper (those
     ///   values are ready, so the decision costs nothing more).
     ///
-    /// With a time budget, [`Decision::depth`] is the deepest depth completed and
+    /// With a time budget, [`Decision::work`] is the deepest depth completed and
     /// [`Decision::nodes`] counts the nodes of the completed depths (an overrun depth is dropped).
     /// The stop flag abandons the depth under way; depth 0 (a static evaluation of each move)
     /// always completes.
