@@ -389,7 +389,7 @@ mod solvers {
         assert_eq!(d.values[Move::Up.index()], None);
         assert_eq!(d.values[Move::Down.index()], None);
         assert!(d.nodes > 0);
-        assert_eq!(d.depth, 2);
+        assert_eq!(d.work, 2);
     }
 }
 

@@ -651,7 +651,7 @@ impl bot2048::play::GameUi for DialogAfterFirstKey {
             bot2048::play::Cover::Nothing
         }
     }
-    fn close_win_dialog(&mut self) -> Result<(), String> {
+    fn close_win_dialog(&mut self) -> Result<(), bot2048::play::GameUiError> {
         self.dialog_open = false;
         self.dialogs_closed += 1;
         Ok(())

@@ -1311,17 +1311,47 @@ mod cli {
         // (calibration/README.md), the web game's with `--early-spawn --slide-ms 100` (its new
         // tile is read while it grows in; its CSS slides tiles in 100 ms), 2048-qt's with
         // `--slide-ms 100` (its QML's moveAnimTime), gnome-2048's with its slide time's
-        // setting (a user's GSettings key, read as the bot starts).
+        // setting (a user's GSettings key, read as the bot starts); each with its `[game]` table
+        // (`--game`: its window, spawns, dialogs, "Keep going" button).
         for (game, flags) in [
             (
                 "gnome-2048",
                 &[
                     "--slide-ms-setting",
                     "org.gnome.TwentyFortyEight animations-speed",
+                    "--game",
+                    r#"window_titles = ["GNOME 2048"]"#,
+                    "--game",
+                    r#"window_class = "gnome-2048""#,
+                    "--game",
+                    r#"spawn = "twos-only""#,
+                    "--game",
+                    r#"game_over_dialogs = ["Congratulations!", "High Scores"]"#,
+                    "--game",
+                    r#"win_dialogs = [{ title = "", key = "escape" }]"#,
                 ][..],
             ),
-            ("2048-qt", &["--slide-ms", "100"][..]),
-            ("web-2048", &["--early-spawn", "--slide-ms", "100"][..]),
+            (
+                "2048-qt",
+                &[
+                    "--slide-ms",
+                    "100",
+                    "--game",
+                    r#"game_over_dialogs = ["Game Over"]"#,
+                    "--game",
+                    r#"win_dialogs = [{ title = "You Win", key = "y" }]"#,
+                ][..],
+            ),
+            (
+                "web-2048",
+                &[
+                    "--early-spawn",
+                    "--slide-ms",
+                    "100",
+                    "--game",
+                    r##"keep_going = { colour = "#8f7a66", at = [0.369, 0.738] }"##,
+                ][..],
+            ),
         ] {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("p.toml");

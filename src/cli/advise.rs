@@ -102,13 +102,13 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let (mut src, spawn): (Box<dyn FrameSource>, _) = match (&t.region, &t.window) {
         (Some(r), _) => (
             desktop.region(*r).context("capturing --region")?,
-            t.spawn_rule(None),
+            t.spawn_rule(&reader, None),
         ),
         (None, Some(w)) => {
             let ws = desktop
                 .find(w)
                 .with_context(|| format!("finding the window `{w}`"))?;
-            let spawn = t.spawn_rule(Some((&ws.info().title, &ws.info().class)));
+            let spawn = t.spawn_rule(&reader, Some((&ws.info().title, &ws.info().class)));
             (ws, spawn)
         }
         (None, None) => {
@@ -138,7 +138,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
                 "board": board.rows(),
                 "best": d.best.map(|m| m.to_string()),
                 "values": { "up": d.values[0], "down": d.values[1], "left": d.values[2], "right": d.values[3] },
-                "depth": d.depth, "nodes": d.nodes, "elapsed_ms": d.elapsed_ms,
+                "depth": d.work, "nodes": d.nodes, "elapsed_ms": d.elapsed_ms,
                 "shape": board.shape(),
             });
             println!("{j}");

@@ -14,7 +14,7 @@ use crate::vision::calibrate::{LearnReport, Learner};
 use crate::vision::io::load_image;
 use crate::vision::labels::{labelled_images, Label};
 use crate::vision::profile::{self, is_builtin, is_plain_name, user_dir};
-use crate::vision::{AnimationLook, Profile, ProfileChoice, Reader};
+use crate::vision::{AnimationLook, GameLook, Profile, ProfileChoice, Reader};
 use anyhow::{bail, Context};
 use clap::Args;
 use std::io::Write;
@@ -120,6 +120,26 @@ pub struct CalibrateArgs {
     /// used; where it cannot be read, --slide-ms (or none) stands. Written to `[animation]`.
     #[arg(long, value_name = "SCHEMA KEY", value_parser = parse_setting)]
     pub slide_ms_setting: Option<String>,
+    /// One line of the profile's `[game]` table, in TOML (repeat it for more keys): what the game
+    /// does beyond its looks, which screenshots cannot show, e.g. `--game 'spawn = "twos-only"'`
+    /// or `--game 'window_titles = ["GNOME 2048"]'`. The keys are in calibration/README.md.
+    #[arg(long = "game", value_name = "KEY = VALUE")]
+    pub game: Vec<String>,
+}
+
+/// The `[game]` table the `--game` lines make; `None` without any.
+///
+/// # Errors
+/// [`UsageError`] for lines that are not TOML keys of `[game]`, or values it refuses.
+fn game_table(lines: &[String]) -> anyhow::Result<Option<GameLook>> {
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let game: GameLook =
+        toml::from_str(&lines.join("\n")).map_err(|e| UsageError(format!("--game: {e}")))?;
+    game.validate()
+        .map_err(|(key, why)| UsageError(format!("--game: {key} {why}")))?;
+    Ok(Some(game))
 }
 
 /// A `--slide-ms-setting` value: two words, a GSettings schema and key.
@@ -139,6 +159,7 @@ fn parse_setting(s: &str) -> Result<String, String> {
 /// No source, a bad name or output (exit 2), an unreadable directory or image, nothing learned,
 /// a failed write; live: no display, no such window, an unreadable opening board.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
+    game_table(&args.game)?;
     if let Some(title) = &args.window {
         return run_live(title, &args);
     }
@@ -176,7 +197,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<ExitCode> {
         images.push((origin, img, label));
     }
     let (profile, report) = learner.finish()?;
-    let profile = with_animation(profile, &args);
+    let profile = with_flags(profile, &args)?;
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     let mut w = std::io::stdout().lock();
     print_report(&mut w, &report, &out)?;
@@ -296,7 +317,7 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         learner.add(origin, img.clone(), label.clone());
     }
     let (profile, report) = learner.finish()?;
-    let profile = with_animation(profile, args);
+    let profile = with_flags(profile, args)?;
     write_atomic(&out, profile.to_toml().as_bytes(), args.force)?;
     print_report(&mut w, &report, &out)?;
     let images: Vec<_> = got.samples.iter().rev().take(10).cloned().collect();
@@ -305,17 +326,21 @@ fn run_live(title: &str, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `profile` with the `[animation]` section that `--early-spawn`, `--slide-ms` and
-/// `--slide-ms-setting` ask for (none without any).
-fn with_animation(profile: Profile, args: &CalibrateArgs) -> Profile {
+/// `--slide-ms-setting` ask for (none without any), and the `[game]` table of `--game`.
+///
+/// # Errors
+/// As [`game_table`].
+fn with_flags(profile: Profile, args: &CalibrateArgs) -> anyhow::Result<Profile> {
     let look = AnimationLook {
         early_spawn: args.early_spawn,
         slide_ms: args.slide_ms,
         slide_ms_setting: args.slide_ms_setting.clone(),
     };
-    Profile {
+    Ok(Profile {
         animation: (look != AnimationLook::default()).then_some(look),
+        game: game_table(&args.game)?.map(Box::new),
         ..profile
-    }
+    })
 }
 
 /// Where the profile named `name` goes: `out`, or `<user profile dir>/<name>.toml`.

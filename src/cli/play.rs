@@ -13,7 +13,7 @@ use crate::platform;
 use crate::play::live::LiveGame;
 use crate::play::{self, record, OnWin, PlayConfig, Summary, WIN_TILE};
 use crate::solver::{self, SolverConfig};
-use crate::vision::{profile, ProfileChoice, Reader};
+use crate::vision::{profile, ProfileChoice, Reader, Spawns};
 use anyhow::Context;
 use clap::Args;
 use std::io::IsTerminal;
@@ -82,15 +82,15 @@ impl TargetArgs {
     }
 
     /// The spawn rule for `--spawn`, or the one of the game whose window has this title and
-    /// class (`WM_CLASS`): gnome-2048 spawns only 2s.
-    pub fn spawn_rule(&self, window: Option<(&str, &str)>) -> SpawnRule {
-        self.spawn.unwrap_or_else(|| match window {
-            Some((title, class))
-                if title == "GNOME 2048" || class.to_ascii_lowercase().contains("gnome-2048") =>
-            {
-                SpawnRule::TwosOnly
+    /// class (`WM_CLASS`), as the profiles `reader` knows describe it ([`Reader::game_of_window`]:
+    /// gnome-2048's profile says it spawns only 2s); classic for any other window.
+    pub fn spawn_rule(&self, reader: &Reader, window: Option<(&str, &str)>) -> SpawnRule {
+        self.spawn.unwrap_or_else(|| {
+            let game = window.and_then(|(title, class)| reader.game_of_window(title, class));
+            match game.map(|g| g.spawn) {
+                Some(Spawns::TwosOnly) => SpawnRule::TwosOnly,
+                Some(Spawns::Classic) | None => SpawnRule::Classic,
             }
-            _ => SpawnRule::Classic,
         })
     }
 
@@ -424,8 +424,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let desktop = platform::desktop()?;
     let mut game = LiveGame::open(&*desktop, window, args.focus)
         .with_context(|| format!("opening the game window `{window}`"))?;
+    game.add_dialogs(&reader.games());
     let info = game.info();
-    let spawn = t.spawn_rule(Some((&info.title, &info.class)));
+    let spawn = t.spawn_rule(&reader, Some((&info.title, &info.class)));
     let mut solvers = t.solver_maker(spawn, args.goal)?;
     if let Some(r) = t.region {
         game.set_region(&*desktop, r)

@@ -236,29 +236,6 @@ impl fmt::Display for AnyBoard {
     /// One line a row of right-aligned values (width 6, wider for wider values), `.` for an
     /// empty cell: the same as [`Board`]'s form on 4×4.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rows = self.rows();
-        let width = rows
-            .iter()
-            .flatten()
-            .map(|v| v.to_string().len())
-            .max()
-            .unwrap_or(1)
-            .max(6);
-        for (r, row) in rows.iter().enumerate() {
-            if r > 0 {
-                writeln!(f)?;
-            }
-            for (c, &v) in row.iter().enumerate() {
-                if c > 0 {
-                    f.write_str(" ")?;
-                }
-                if v == 0 {
-                    write!(f, "{:>width$}", ".")?;
-                } else {
-                    write!(f, "{v:>width$}")?;
-                }
-            }
-        }
-        Ok(())
+        super::write_rows(f, &self.rows())
     }
 }

@@ -594,22 +594,13 @@ impl Position for Board {
 impl fmt::Display for Board {
     /// Four lines of four right-aligned values, `.` for an empty cell.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (r, row) in self.to_values().iter().enumerate() {
-            if r > 0 {
-                writeln!(f)?;
-            }
-            for (c, &v) in row.iter().enumerate() {
-                if c > 0 {
-                    f.write_str(" ")?;
-                }
-                if v == 0 {
-                    write!(f, "{:>6}", ".")?;
-                } else {
-                    write!(f, "{v:>6}")?;
-                }
-            }
-        }
-        Ok(())
+        let rows: Vec<Vec<u64>> = self
+            .to_values()
+            .iter()
+            .map(|row| row.iter().map(|&v| u64::from(v)).collect())
+            .collect();
+        // every value has at most 6 digits (131072), so the width is always 6
+        super::write_rows(f, &rows)
     }
 }
 

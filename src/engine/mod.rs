@@ -541,6 +541,34 @@ impl<P: Position> Game<P> {
     }
 }
 
+/// Writes `rows` one line a row (no newline after the last), each value right-aligned to the
+/// widest value's width (at least 6), `.` for an empty cell: the text form of every board.
+pub(crate) fn write_rows(f: &mut fmt::Formatter<'_>, rows: &[Vec<u64>]) -> fmt::Result {
+    let width = rows
+        .iter()
+        .flatten()
+        .map(|v| v.to_string().len())
+        .max()
+        .unwrap_or(1)
+        .max(6);
+    for (r, row) in rows.iter().enumerate() {
+        if r > 0 {
+            writeln!(f)?;
+        }
+        for (c, &v) in row.iter().enumerate() {
+            if c > 0 {
+                f.write_str(" ")?;
+            }
+            if v == 0 {
+                write!(f, "{:>width$}", ".")?;
+            } else {
+                write!(f, "{v:>width$}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The exponent of a goal tile of value `tile` on `shape`.
 ///
 /// # Errors

@@ -80,7 +80,7 @@ pub fn collect(
     until_tile: u32,
     stop: &AtomicBool,
 ) -> Result<Collected, String> {
-    game.prepare()?;
+    game.prepare().map_err(|e| e.to_string())?;
     let mut opts = SettleOptions {
         early_quiet_ms: None,
         ask_again_at_ms: None,

@@ -1,7 +1,7 @@
 //! What may cover the game: [`Cover`], the window-level side of a game ([`GameUi`]), and settling
 //! a frame with a covered game mapped to what covers it.
 use crate::capture::{self, CaptureError, Frame, FrameSource, Rect, SettleOptions};
-use crate::input::KeySink;
+use crate::input::{InputError, KeySink};
 
 /// What covers the game, as far as the UI can tell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,14 +18,37 @@ pub enum Cover {
     OtherWindow(String),
 }
 
+/// Why a window-level step of [`GameUi`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GameUiError {
+    /// The window could not be queried (gone, no window manager, the X server's error).
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// A key or click could not be sent (no focus, no keyboard, the backend's error).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// No win dialog of the game is open to close.
+    #[error("no win dialog is open")]
+    NoWinDialog,
+    /// The win dialog was sent its key but is still open after the wait.
+    #[error("the win dialog did not close")]
+    DialogStayedOpen,
+    /// This game (e.g. a replayed one) has no win dialog to close.
+    #[error("this game has no win dialog to close")]
+    NoDialogs,
+    /// This game (e.g. a replayed one) cannot be clicked.
+    #[error("clicking is not available")]
+    NoClicks,
+}
+
 /// The window-level side of a game, beside frames and keys.
 pub trait GameUi {
     /// Called once before the first frame: bring the game to the front and give it the focus if
     /// the focus mode allows.
     ///
     /// # Errors
-    /// A message when the game cannot be made ready (the loop stops with `FocusLost`).
-    fn prepare(&mut self) -> Result<(), String> {
+    /// [`GameUiError`] when the game cannot be made ready (the loop stops with `FocusLost`).
+    fn prepare(&mut self) -> Result<(), GameUiError> {
         Ok(())
     }
     /// The board was found at `grid` (image pixels): watch it, and click there for focus.
@@ -37,16 +60,16 @@ pub trait GameUi {
     /// Closes the game's win dialog (gnome-2048: Escape, sent only to that dialog).
     ///
     /// # Errors
-    /// A message when it could not be done safely.
-    fn close_win_dialog(&mut self) -> Result<(), String> {
-        Err("this game has no win dialog to close".into())
+    /// [`GameUiError`] when it could not be done safely.
+    fn close_win_dialog(&mut self) -> Result<(), GameUiError> {
+        Err(GameUiError::NoDialogs)
     }
     /// Clicks at `p` (image pixels) after the caller checked what is there ("Keep going").
     ///
     /// # Errors
-    /// A message when it could not.
-    fn click(&mut self, _p: (u32, u32)) -> Result<(), String> {
-        Err("clicking is not available".into())
+    /// [`GameUiError`] when it could not.
+    fn click(&mut self, _p: (u32, u32)) -> Result<(), GameUiError> {
+        Err(GameUiError::NoClicks)
     }
     /// Tries to bring the game back on top after another window covered it; true when it did.
     fn uncover(&mut self) -> bool {

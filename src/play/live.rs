@@ -3,24 +3,68 @@
 //! dialogs ([`GameUi`]).
 //!
 //! Dialogs are told apart by window class (a dialog of the game shares the game's `WM_CLASS`) and
-//! title, as measured on the real games: gnome-2048 opens an untitled dialog at 2048 (its win
-//! dialog) and `Congratulations!` / `High Scores` at game over; 2048-qt opens `You Win` at 2048
-//! (closed with its Yes button's letter `y`) and `Game Over` (whose default button, Abort, quits
-//! the game: the bot never presses Return or Escape there).
-use super::{Cover, GameUi};
+//! title, as the profiles describe them ([`GameLook::game_over_dialogs`],
+//! [`GameLook::win_dialogs`]), measured on the real games: gnome-2048 opens an untitled dialog at
+//! 2048 (its win dialog, closed with Escape) and `Congratulations!` / `High Scores` at game over;
+//! 2048-qt opens `You Win` at 2048 (closed with its Yes button's letter `y`) and `Game Over`
+//! (whose default button, Abort, quits the game: the bot never presses Return or Escape there).
+//! A window's dialogs are those of every profile the reader knows, built-in ones included
+//! ([`crate::vision::Reader::games`]), since the game is not known before its board is read.
+use super::{Cover, GameUi, GameUiError};
 use crate::capture::{CaptureError, Frame, FrameSource, Rect};
 use crate::engine::Move;
 use crate::input::{FocusMode, InputError, KeySink};
 use crate::platform::{Desktop, DialogKey, GameWindow, PlatformError, WindowInfo};
+use crate::vision::{DialogKeyLook, GameLook, Profile};
 use std::time::{Duration, Instant};
 
-/// Window titles of the games' game-over and score dialogs.
-pub const GAME_OVER_TITLES: &[&str] = &["Game Over", "Congratulations!", "High Scores"];
+/// The dialogs of the games, by window title: game-over and score dialogs, and win dialogs with
+/// the key that closes each to keep playing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dialogs {
+    /// Titles of game-over and score dialogs.
+    pub game_over: Vec<String>,
+    /// Titles of win dialogs (`""`: untitled), each with its key.
+    pub win: Vec<(String, DialogKey)>,
+}
 
-/// Title of 2048-qt's win dialog, a Qt message box "You win! Continue playing?" with the buttons
-/// Yes (keep playing) and No (start a new game). Its Escape button is No, so the bot presses `y`
-/// (the Yes button's mnemonic, which a Qt message box takes without Alt) and never Escape.
-pub const QT_WIN_TITLE: &str = "You Win";
+impl Dialogs {
+    /// Adds the dialogs `game` describes (a title already known keeps its first key).
+    pub fn add(&mut self, game: &GameLook) {
+        for t in &game.game_over_dialogs {
+            if !self.game_over.contains(t) {
+                self.game_over.push(t.clone());
+            }
+        }
+        for d in &game.win_dialogs {
+            let key = match d.dialog_key() {
+                Some(DialogKeyLook::Escape) => DialogKey::Escape,
+                Some(DialogKeyLook::Letter(c)) => DialogKey::Letter(c),
+                // a loaded profile's key is always valid (Profile::validate)
+                None => continue,
+            };
+            if !self.win.iter().any(|(t, _)| *t == d.title) {
+                self.win.push((d.title.clone(), key));
+            }
+        }
+    }
+
+    /// The dialogs of the built-in profiles.
+    pub fn builtin() -> Dialogs {
+        let mut d = Dialogs::default();
+        for p in Profile::builtins().unwrap_or_default() {
+            if let Some(g) = &p.game {
+                d.add(g);
+            }
+        }
+        d
+    }
+
+    /// The key that closes the win dialog titled `title`, if it is one.
+    fn win_key(&self, title: &str) -> Option<DialogKey> {
+        self.win.iter().find(|(t, _)| t == title).map(|(_, k)| *k)
+    }
+}
 
 /// A live game window.
 pub struct LiveGame {
@@ -29,6 +73,8 @@ pub struct LiveGame {
     /// Frames from this screen region instead of the window (`--region`), and the region.
     region: Option<(Box<dyn FrameSource>, Rect)>,
     mode: FocusMode,
+    /// The games' dialogs, by title.
+    dialogs: Dialogs,
 }
 
 impl std::fmt::Debug for LiveGame {
@@ -55,6 +101,7 @@ impl LiveGame {
             window: desktop.open(window, mode)?,
             region: None,
             mode,
+            dialogs: Dialogs::builtin(),
         })
     }
 
@@ -66,6 +113,14 @@ impl LiveGame {
     pub fn set_region(&mut self, desktop: &dyn Desktop, area: Rect) -> Result<(), PlatformError> {
         self.region = Some((desktop.region(area)?, area));
         Ok(())
+    }
+
+    /// Adds the dialogs of `games` (e.g. [`crate::vision::Reader::games`]) to those the window
+    /// checks know (the built-in profiles' from the start).
+    pub fn add_dialogs(&mut self, games: &[GameLook]) {
+        for g in games {
+            self.dialogs.add(g);
+        }
     }
 
     /// The game window as found (id, title, app, rectangle at that time).
@@ -82,9 +137,9 @@ impl LiveGame {
         let game = self.window.info();
         let same_app = w.class == game.class && !w.class.is_empty();
         if same_app {
-            if GAME_OVER_TITLES.contains(&w.title.as_str()) {
+            if self.dialogs.game_over.contains(&w.title) {
                 Cover::GameOverDialog(w.title.clone())
-            } else if (w.title.is_empty() || w.title == QT_WIN_TITLE) && has_win_tile {
+            } else if self.dialogs.win_key(&w.title).is_some() && has_win_tile {
                 Cover::WinDialog(w.title.clone())
             } else {
                 Cover::GameDialog(w.title.clone())
@@ -115,19 +170,14 @@ impl KeySink for LiveGame {
 }
 
 impl GameUi for LiveGame {
-    fn prepare(&mut self) -> Result<(), String> {
+    fn prepare(&mut self) -> Result<(), GameUiError> {
         if self.mode == FocusMode::Never {
             return Ok(());
         }
-        self.window.ensure_focus().map_err(|e| e.to_string())?;
+        self.window.ensure_focus()?;
         let end = Instant::now() + Duration::from_millis(1000);
         while Instant::now() < end {
-            if self
-                .window
-                .windows_above()
-                .map_err(|e| e.to_string())?
-                .is_empty()
-            {
+            if self.window.windows_above()?.is_empty() {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -182,48 +232,41 @@ impl GameUi for LiveGame {
         }
     }
 
-    fn close_win_dialog(&mut self) -> Result<(), String> {
-        let above = self.window.windows_above().map_err(|e| e.to_string())?;
+    fn close_win_dialog(&mut self) -> Result<(), GameUiError> {
+        let above = self.window.windows_above()?;
         let dialog = above
             .iter()
             .rev()
             .find(|w| matches!(self.classify(w, true), Cover::WinDialog(_)))
-            .ok_or("no win dialog is open")?;
-        if dialog.title == QT_WIN_TITLE {
-            self.window
-                .key_to_dialog(dialog.id, DialogKey::Letter('y'))
-                .map_err(|e| e.to_string())?;
-        } else {
-            self.window
-                .key_to_dialog(dialog.id, DialogKey::Escape)
-                .map_err(|e| e.to_string())?;
-        }
+            .ok_or(GameUiError::NoWinDialog)?;
+        let key = self
+            .dialogs
+            .win_key(&dialog.title)
+            .ok_or(GameUiError::NoWinDialog)?;
+        self.window.key_to_dialog(dialog.id, key)?;
         // wait until it is gone, and give the game the focus back
         let end = Instant::now() + Duration::from_millis(1500);
         while Instant::now() < end {
             let still = self
                 .window
-                .windows_above()
-                .map_err(|e| e.to_string())?
+                .windows_above()?
                 .iter()
                 .any(|w| w.id == dialog.id);
             if !still {
-                return self.window.ensure_focus().map_err(|e| e.to_string());
+                return Ok(self.window.ensure_focus()?);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Err("the win dialog did not close".into())
+        Err(GameUiError::DialogStayedOpen)
     }
 
-    fn click(&mut self, p: (u32, u32)) -> Result<(), String> {
+    fn click(&mut self, p: (u32, u32)) -> Result<(), GameUiError> {
         let r = match &self.region {
             Some((_, r)) => *r,
-            None => self.window.rect().map_err(|e| e.to_string())?,
+            None => self.window.rect()?,
         };
-        self.window.ensure_focus().map_err(|e| e.to_string())?;
-        self.window
-            .click((r.x + p.0 as i32, r.y + p.1 as i32))
-            .map_err(|e| e.to_string())
+        self.window.ensure_focus()?;
+        Ok(self.window.click((r.x + p.0 as i32, r.y + p.1 as i32))?)
     }
 
     fn uncover(&mut self) -> bool {
@@ -241,5 +284,23 @@ impl GameUi for LiveGame {
             std::thread::sleep(Duration::from_millis(20));
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_dialogs_are_the_titles_the_code_had() {
+        // GAME_OVER_TITLES and QT_WIN_TITLE before they moved into the profiles; an untitled
+        // win dialog (gnome-2048's) closes with Escape
+        let d = Dialogs::builtin();
+        let mut over = d.game_over.clone();
+        over.sort();
+        assert_eq!(over, ["Congratulations!", "Game Over", "High Scores"]);
+        assert_eq!(d.win_key("You Win"), Some(DialogKey::Letter('y')));
+        assert_eq!(d.win_key(""), Some(DialogKey::Escape));
+        assert_eq!(d.win.len(), 2);
     }
 }

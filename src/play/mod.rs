@@ -19,10 +19,11 @@
 //!
 //! Files: `start` (the start board), `run` (the loop), `turn` (one move through [`step`]),
 //! `win` (the 2048 tile), `stop` ([`StopReason`]), `summary` ([`Summary`]), `dump` (the
-//! desync dump), `cover` ([`Cover`], [`GameUi`]), [`mirror`], [`record`] (`--record`), [`ponder`].
-use crate::capture::{self, CaptureError, Frame, FrameSource, Rect, SettleOptions};
-use crate::engine::{Move, Shape};
-use crate::input::{InputError, KeySink, RecordingSink};
+//! desync dump), `cover` ([`Cover`], [`GameUi`]), [`mirror`], [`ponder`]; [`recording`]: `--record` ([`record`]),
+//! the recording played back ([`ReplayGame`]) and checked against the engine ([`verify`]).
+use crate::capture::{FrameSource, Rect, SettleOptions};
+use crate::engine::Shape;
+use crate::input::KeySink;
 use crate::solver::{Budget, Solver, SolverError};
 use crate::vision::{Reader, Reading};
 use std::path::PathBuf;
@@ -36,20 +37,20 @@ mod dump;
 pub mod live;
 pub mod mirror;
 pub mod ponder;
-pub mod record;
+pub mod recording;
 mod run;
 mod start;
 pub mod step;
 mod stop;
 mod summary;
 mod turn;
-pub mod verify;
 mod win;
 
-pub use cover::{Cover, GameUi};
+pub use cover::{Cover, GameUi, GameUiError};
 pub use dump::dump_root;
 pub use mirror::ReadGrid;
 pub use ponder::Ponder;
+pub use recording::{record, verify, ReplayGame};
 pub use step::CONFIRM_QUIET_MS;
 pub use stop::StopReason;
 pub use summary::Summary;
@@ -187,31 +188,6 @@ fn read_image(
     let g = read_grid(&r).map_err(|e| e.to_string())?;
     Ok((r, g))
 }
-
-/// A recorded game played back: frames from files, keys recorded, no window.
-pub struct ReplayGame {
-    /// The frames.
-    pub frames: capture::ReplaySource,
-    /// The keys the loop pressed.
-    pub keys: RecordingSink,
-}
-
-impl FrameSource for ReplayGame {
-    fn next_frame(&mut self) -> Result<Frame, CaptureError> {
-        self.frames.next_frame()
-    }
-    fn key_sent(&mut self) {
-        self.frames.key_sent()
-    }
-}
-
-impl KeySink for ReplayGame {
-    fn press(&mut self, m: Move) -> Result<(), InputError> {
-        self.keys.press(m)
-    }
-}
-
-impl GameUi for ReplayGame {}
 
 /// Plays until a stop reason; see the module doc. The solver is built by `solver_for` for the
 /// start board's shape (a failure stops the loop with [`StopReason::Error`] before any key).

@@ -109,7 +109,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
     run: &mut Run<'_>,
 ) -> Result<Infallible, Stop> {
     game.prepare()
-        .map_err(|e| Stop::new(StopReason::FocusLost, e))?;
+        .map_err(|e| Stop::new(StopReason::FocusLost, e.to_string()))?;
     let start = start::read_start(game, reader, run)?;
     let grid = grid_rect(&start.reading);
     game.board_found(grid);
@@ -254,11 +254,11 @@ fn decide(
     }
     run.tally.solve.push(d.elapsed_ms);
     run.tally.decide_nodes.push(d.nodes as f64);
-    run.tally.decide_depth.push(f64::from(d.depth));
+    run.tally.decide_depth.push(f64::from(d.work));
     line.chosen = d.best.map(|m| m.to_string());
     line.values = Some(d.values);
     line.nodes = Some(d.nodes);
-    line.depth = Some(d.depth);
+    line.depth = Some(d.work);
     line.solve_ms = Some(d.elapsed_ms);
     let Some(key) = d.best else {
         return Err(Stop::new(StopReason::GameOver, "game over: no legal move"));
@@ -282,10 +282,12 @@ fn pondered(run: &mut Run<'_>, r: &PonderReport, line: &mut LogLine) {
     let t = &mut run.tally;
     t.ponder_ms.push(r.elapsed_ms);
     t.ponder_nodes.push(r.nodes as f64);
-    t.ponder_depth.push(f64::from(r.depth));
+    // a ponder that completed no depth counts, and is logged, as depth 0
+    let depth = r.depth.unwrap_or(0);
+    t.ponder_depth.push(f64::from(depth));
     line.ponder_ms = Some(r.elapsed_ms);
     line.ponder_nodes = Some(r.nodes);
-    line.ponder_depth = Some(r.depth);
+    line.ponder_depth = Some(depth);
 }
 
 /// Counts the accepted move; returns the new reference frame and its log line.

@@ -9,7 +9,7 @@ use super::{mirror, read_grid};
 use crate::capture::{FrameSource, Rect, SettleOptions};
 use crate::engine::{AnyBoard, Position};
 use crate::input::KeySink;
-use crate::vision::{BoardStatus, Reader};
+use crate::vision::{BoardStatus, ButtonLook, Reader, Rgb};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -80,24 +80,32 @@ pub(super) fn on_win_dialog(on_win: OnWin, win: WinState, after_max: u64) -> Win
     }
 }
 
-/// Colour of the web game's "Keep going" button (`#8f7a66`), and where it sits relative to the
-/// grid (fractions of the grid's width and height from its top-left), measured on the classic web
-/// game's "You win!" overlay.
-const KEEP_GOING_RGB: [u8; 3] = [0x8f, 0x7a, 0x66];
-const KEEP_GOING_AT: (f32, f32) = (0.369, 0.738);
+/// The "Keep going" button of a profile that names none ([`crate::vision::GameLook::keep_going`]): the classic
+/// web game's (`#8f7a66`, at these fractions of the grid's width and height from its top-left),
+/// as the built-in web profile also says, so that a profile calibrated from that game without
+/// the key still passes its win screen.
+fn default_keep_going() -> ButtonLook {
+    ButtonLook {
+        colour: Rgb([0x8f, 0x7a, 0x66]),
+        at: [0.369, 0.738],
+    }
+}
+
+/// How far (each channel, 8-bit levels) a pixel may be off the button's colour.
+const BUTTON_TOLERANCE: u8 = 24;
 
 /// Gives up passing the win screen after this long, ms.
 const PASS_WIN_TIMEOUT_MS: u128 = 6000;
 
-/// Where "Keep going" is on `image` for the grid `grid` (image pixels), if that pixel has the
-/// button's colour (each channel within 24).
-fn keep_going_at(image: &image::RgbaImage, grid: Rect) -> Option<(u32, u32)> {
-    let x = grid.x as f32 + KEEP_GOING_AT.0 * grid.width as f32;
-    let y = grid.y as f32 + KEEP_GOING_AT.1 * grid.height as f32;
+/// Where the button `button` ("Keep going") is on `image` for the grid `grid` (image pixels), if
+/// that pixel has the button's colour (each channel within [`BUTTON_TOLERANCE`]).
+fn keep_going_at(image: &image::RgbaImage, grid: Rect, button: &ButtonLook) -> Option<(u32, u32)> {
+    let x = grid.x as f32 + button.at[0] * grid.width as f32;
+    let y = grid.y as f32 + button.at[1] * grid.height as f32;
     let (x, y) = (x.round() as u32, y.round() as u32);
     let p = image.get_pixel_checked(x, y)?.0;
     (0..3)
-        .all(|i| p[i].abs_diff(KEEP_GOING_RGB[i]) <= 24)
+        .all(|i| p[i].abs_diff(button.colour.0[i]) <= BUTTON_TOLERANCE)
         .then_some((x, y))
 }
 
@@ -152,7 +160,11 @@ pub(super) fn pass_win_screen<T: FrameSource + KeySink + GameUi>(
             Err((e, c)) => return Err(cover_stop(e, c)),
             Ok(s) => match reader.read(&s.frame.image) {
                 Ok(r) if r.status == BoardStatus::Won => {
-                    click_keep_going(game, &s.frame.image, grid)?;
+                    let button = reader
+                        .keep_going()
+                        .cloned()
+                        .unwrap_or_else(default_keep_going);
+                    click_keep_going(game, &s.frame.image, grid, &button)?;
                     handled = true;
                     200
                 }
@@ -174,8 +186,9 @@ fn click_keep_going<T: GameUi>(
     game: &mut T,
     image: &image::RgbaImage,
     grid: Rect,
+    button: &ButtonLook,
 ) -> Result<(), Stop> {
-    let Some(p) = keep_going_at(image, grid) else {
+    let Some(p) = keep_going_at(image, grid, button) else {
         return Err(Stop::new(
             StopReason::GameDialog,
             "the game shows a win screen without a \"Keep going\" button where expected",
@@ -260,12 +273,27 @@ mod tests {
             width: 100,
             height: 100,
         };
+        let web = crate::vision::Profile::builtins()
+            .unwrap()
+            .into_iter()
+            .find(|p| p.name == "web-2048")
+            .unwrap();
+        let button = web.game.and_then(|g| g.keep_going).unwrap();
+        assert_eq!(
+            button,
+            default_keep_going(),
+            "the web profile's is the default"
+        );
         let mut img = image::RgbaImage::from_pixel(200, 200, image::Rgba([250, 248, 239, 255]));
-        assert_eq!(keep_going_at(&img, grid), None);
+        assert_eq!(keep_going_at(&img, grid, &button), None);
         // 10 + 0.369 * 100 = 46.9 -> 47; 20 + 0.738 * 100 = 93.8 -> 94
         img.put_pixel(47, 94, image::Rgba([0x8f, 0x7a, 0x66, 255]));
-        assert_eq!(keep_going_at(&img, grid), Some((47, 94)));
+        assert_eq!(keep_going_at(&img, grid, &button), Some((47, 94)));
         let small = image::RgbaImage::new(20, 20);
-        assert_eq!(keep_going_at(&small, grid), None, "outside the image");
+        assert_eq!(
+            keep_going_at(&small, grid, &button),
+            None,
+            "outside the image"
+        );
     }
 }

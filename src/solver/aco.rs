@@ -662,7 +662,7 @@ mod tests {
     fn the_only_legal_move_on_4x4_and_3x3() {
         let d = on_4x4(1).decide_on(only_left_4x4(), &Budget::depth(3));
         assert_eq!(d.best, Some(Move::Left));
-        assert_eq!(d.depth, 3);
+        assert_eq!(d.work, 3);
         let shape = Shape::new(3, 3).unwrap();
         let mut s = Aco::<GridBoard, _>::new(shape, options(1), RowHeuristic::new());
         assert_eq!(
@@ -742,12 +742,12 @@ mod tests {
         let mut s = on_4x4(1);
         let d = s.decide_on(late_4x4(), &Budget::depth(1000).with_stop(flag));
         assert!(d.stopped);
-        assert_eq!(d.depth, 1, "one ant: a partial first iteration");
+        assert_eq!(d.work, 1, "one ant: a partial first iteration");
         assert!(d.best.is_some());
         let one_ant = d.nodes;
         let d = s.decide_on(late_4x4(), &Budget::millis(0));
         assert!(!d.stopped);
-        assert_eq!(d.depth, 1);
+        assert_eq!(d.work, 1);
         let full = s.decide_on(late_4x4(), &Budget::depth(1));
         assert!(full.nodes > one_ant, "20 ants play more moves than one");
     }

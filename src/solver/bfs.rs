@@ -310,7 +310,7 @@ mod tests {
             }
         );
         let d = s.decide_on(chain_to_64(), &Budget::default());
-        assert_eq!(d.depth, 4);
+        assert_eq!(d.work, 4);
         assert_eq!(d.values, [Some(-4.0), Some(-4.0), Some(-9.0), None]);
         // Up and Down mirror each other: equal evaluations, the first (Up) is played.
         assert_eq!(d.best, Some(Move::Up));
@@ -318,7 +318,7 @@ mod tests {
         let found = s.search(chain_to_64(), 6, 3, &mut || false);
         assert_eq!(found, Found::None { searched: 3 });
         let d = s.decide_on(chain_to_64(), &Budget::depth(3));
-        assert_eq!(d.depth, 3);
+        assert_eq!(d.work, 3);
         let evals = chain_to_64()
             .afterstates()
             .map(|a| a.map(|a| f64::from(RowHeuristic::new().evaluate(a))));
@@ -330,7 +330,7 @@ mod tests {
         // 512 512 in row 0: Left or Right makes 1024 (the article's goal) at once.
         let b = Board::from_values([[512, 512, 0, 0], [2, 0, 0, 0], [0; 4], [0; 4]]).unwrap();
         let d = on_4x4(1024).decide_on(b, &Budget::default());
-        assert_eq!(d.depth, 1);
+        assert_eq!(d.work, 1);
         assert!(matches!(d.best, Some(Move::Left) | Some(Move::Right)));
         // Once the goal is on the board the solver aims at the next tile.
         let s = on_4x4(1024);
@@ -364,7 +364,7 @@ mod tests {
         // Goal 512 on 5x5: one move, Left or Right; the corner's evaluation picks Left.
         let mut s = Bfs::<GridBoard, _>::new(shape, 9, RowHeuristic::new());
         let d = s.decide_on(corner_merge_5x5(), &Budget::default());
-        assert_eq!((d.best, d.depth), (Some(Move::Left), 1));
+        assert_eq!((d.best, d.work), (Some(Move::Left), 1));
     }
 
     #[test]
@@ -395,6 +395,6 @@ mod tests {
         assert!(d.nodes <= POLL_EVERY, "{} boards", d.nodes);
         assert!(d.best.is_some(), "the evaluation still decides");
         let d = s.decide_on(b, &Budget::millis(0));
-        assert!(!d.stopped && d.nodes <= POLL_EVERY && d.depth < 16, "{d:?}");
+        assert!(!d.stopped && d.nodes <= POLL_EVERY && d.work < 16, "{d:?}");
     }
 }

@@ -427,7 +427,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
     ///   depth the last ponder reached for every move of this board when that is deeper (those
     ///   values are ready, so the decision costs nothing more).
     ///
-    /// With a time budget, [`Decision::depth`] is the deepest depth completed and
+    /// With a time budget, [`Decision::work`] is the deepest depth completed and
     /// [`Decision::nodes`] counts the nodes of the completed depths (an overrun depth is dropped).
     /// The stop flag abandons the depth under way; depth 0 (a static evaluation of each move)
     /// always completes.
@@ -556,7 +556,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
                     self.remember_roots(roots.as_slice(), &values, depth);
                 }
                 if k + 1 == twos {
-                    report.depth = depth;
+                    report.depth = Some(depth);
                 }
             }
         }
@@ -948,7 +948,7 @@ mod tests {
         // 1,024 nodes) and must not start another; ignoring the budget would search to depth 12.
         let d = solver(SpawnRule::Classic).decide_on(late_board(), &Budget::millis(0));
         assert!(d.best.is_some());
-        assert!(d.depth <= 1, "searched to depth {}", d.depth);
+        assert!(d.work <= 1, "searched to depth {}", d.work);
         assert!(!d.stopped);
     }
 
@@ -958,7 +958,7 @@ mod tests {
         let budget = Budget::depth(8).with_stop(flag);
         let d = solver(SpawnRule::Classic).decide_on(late_board(), &budget);
         assert!(d.stopped);
-        assert_eq!(d.depth, 0, "only the static fallback completes");
+        assert_eq!(d.work, 0, "only the static fallback completes");
         assert!(d.best.is_some());
     }
 
@@ -1013,7 +1013,7 @@ mod tests {
             .decide_on(spawned, &Budget::depth(3));
         let mut s = solver(SpawnRule::Classic).with_root_parallel(false);
         let report = s.ponder_on(after, &Budget::depth(3));
-        assert_eq!(report.depth, 3, "every spawn searched to depth 3");
+        assert_eq!(report.depth, Some(3), "every spawn searched to depth 3");
         assert!(report.nodes > cold.nodes, "all spawns cost more than one");
         let warm = s.decide_on(spawned, &Budget::depth(3));
         // the same move; the values may differ a little where pondering had searched a shared
@@ -1031,9 +1031,9 @@ mod tests {
         // 4 distinct tiles (2, 4, 8, 16) and a 2: the adaptive depth is max(3, 5 - 2) = 3
         assert_eq!(adaptive_depth(spawned), 3);
         let mut s = solver(SpawnRule::Classic).with_root_parallel(false);
-        assert_eq!(s.ponder_on(after, &Budget::depth(4)).depth, 4);
+        assert_eq!(s.ponder_on(after, &Budget::depth(4)).depth, Some(4));
         let d = s.decide_on(spawned, &Budget::default());
-        assert_eq!(d.depth, 4, "the pondered depth, not the adaptive 3");
+        assert_eq!(d.work, 4, "the pondered depth, not the adaptive 3");
         // the depth-0 search (a chance node and its evaluation a move), nothing deeper: depths
         // 1 to 4 are the pondered values
         assert!(d.nodes <= 2 * 4, "{} nodes after pondering", d.nodes);
@@ -1044,9 +1044,9 @@ mod tests {
         let after = late_board().shifted(Move::Down).unwrap();
         let flag = Arc::new(AtomicBool::new(true));
         let r = solver(SpawnRule::Classic).ponder_on(after, &Budget::depth(8).with_stop(flag));
-        assert_eq!(r.depth, 0);
+        assert_eq!(r.depth, None);
         let r = solver(SpawnRule::Classic).ponder_on(after, &Budget::millis(0));
-        assert!(r.depth <= 1, "{r:?}");
+        assert!(r.depth <= Some(1), "{r:?}");
     }
 
     #[test]

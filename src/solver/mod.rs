@@ -127,10 +127,14 @@ pub struct Decision {
     /// Work done: nodes searched (expectimax: max nodes, chance nodes and leaves; bfs: boards
     /// reached; montecarlo and aco: moves played in rollouts and ants' games).
     pub nodes: u64,
-    /// The depth searched: moves looked at beyond the root move (0 = one ply); montecarlo, the
+    /// The solver's measure of the work it completed, in the unit its
+    /// [`config::SolverInfo::work`] names (the unit `--depth` caps): expectimax, the depth
+    /// searched, moves looked at beyond the root move (0 = one ply); greedy, always 0 (it names no
+    /// unit: it looks one ply ahead); montecarlo, the
     /// rollouts completed for each move (the fewest); aco, the iterations completed; bfs, the
-    /// length of the sequence found or searched (the root move included).
-    pub depth: u32,
+    /// length of the sequence found or searched (the root move included). Serialized as `depth`.
+    #[serde(rename = "depth")]
+    pub work: u32,
     /// Wall-clock time of the decision, in milliseconds.
     pub elapsed_ms: f64,
     /// True when the budget's stop flag cut the decision short.
@@ -144,7 +148,7 @@ pub struct Decision {
 impl Decision {
     /// The decision for a set of move values: the best is the legal move of highest value, the
     /// first in [`Move::ALL`] order on a tie.
-    pub fn from_values(values: [Option<f64>; 4], nodes: u64, depth: u32, elapsed_ms: f64) -> Self {
+    pub fn from_values(values: [Option<f64>; 4], nodes: u64, work: u32, elapsed_ms: f64) -> Self {
         let mut best: Option<(Move, f64)> = None;
         for m in Move::ALL {
             if let Some(v) = values[m.index()] {
@@ -157,7 +161,7 @@ impl Decision {
             best: best.map(|(m, _)| m),
             values,
             nodes,
-            depth,
+            work,
             elapsed_ms,
             stopped: false,
             exact: false,
@@ -172,8 +176,8 @@ pub struct PonderReport {
     /// Nodes searched (of the searches that completed).
     pub nodes: u64,
     /// The depth (moves beyond the next root move) to which the next decision is ready for every
-    /// likeliest spawn (a 2 in any empty cell); 0 when pondering did not complete one depth.
-    pub depth: u32,
+    /// likeliest spawn (a 2 in any empty cell); `None` when pondering did not complete one depth.
+    pub depth: Option<u32>,
     /// Wall-clock time spent, ms.
     pub elapsed_ms: f64,
 }

@@ -476,7 +476,7 @@ mod tests {
         let d = on_4x4(1).decide_on(only_left_4x4(), &Budget::default());
         assert_eq!(d.best, Some(Move::Left));
         assert_eq!(d.values.iter().flatten().count(), 1);
-        assert_eq!(d.depth, 20, "the article's 20 rollouts");
+        assert_eq!(d.work, 20, "the article's 20 rollouts");
         let shape = Shape::new(3, 3).unwrap();
         let mut s = MonteCarlo::<GridBoard, _>::new(shape, options(1), RowHeuristic::new());
         assert_eq!(
@@ -555,17 +555,17 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(true));
         let d = on_4x4(1).decide_on(late_4x4(), &Budget::depth(100_000).with_stop(flag));
         assert!(d.stopped);
-        assert_eq!(d.depth, 1, "one rollout per move");
+        assert_eq!(d.work, 1, "one rollout per move");
         assert!(d.best.is_some());
         let d = on_4x4(1).decide_on(late_4x4(), &Budget::millis(0));
-        assert_eq!(d.depth, 1);
+        assert_eq!(d.work, 1);
         assert!(!d.stopped);
         // A time budget alone runs rounds until it is spent.
         let d = on_4x4(1).decide_on(late_4x4(), &Budget::millis(30));
         assert!(
-            d.depth > 20 && d.elapsed_ms >= 30.0,
+            d.work > 20 && d.elapsed_ms >= 30.0,
             "{} rollouts in {} ms",
-            d.depth,
+            d.work,
             d.elapsed_ms
         );
     }

@@ -157,6 +157,7 @@ impl Learner {
                 })
             },
             animation: None,
+            game: None,
         };
         Ok((profile, report))
     }

@@ -37,7 +37,10 @@ mod reading;
 pub use cells::Growing;
 pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
-pub use profile::{resolve, AnimationLook, Profile, ProfileError, Resolved};
+pub use profile::{
+    resolve, AnimationLook, ButtonLook, DialogKeyLook, GameLook, Profile, ProfileError, Resolved,
+    Spawns,
+};
 pub use reading::{describe, BoardStatus, CellIssue, CellProblem, CellRead, ReadError, Reading};
 
 use cells::{read_cell, read_growing, CellOutcome};
@@ -301,6 +304,41 @@ impl Reader {
             }
             _ => None,
         }
+    }
+
+    /// The profile's "Keep going" button ([`GameLook::keep_going`]) for the remembered grid;
+    /// `None` with no grid, no profile or no such button.
+    pub fn keep_going(&self) -> Option<&ButtonLook> {
+        match self.tracking {
+            Tracking::Acquired { profile, .. } => self.profiles[profile]
+                .profile
+                .game
+                .as_ref()?
+                .keep_going
+                .as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The game descriptions ([`Profile::game`]) of this reader's profiles, then of the built-in
+    /// ones: what is known of the games whatever profile reads the board (the window checks
+    /// start before the first read).
+    pub fn games(&self) -> Vec<GameLook> {
+        let builtins = Profile::builtins().unwrap_or_default();
+        self.profiles
+            .iter()
+            .map(|p| &p.profile)
+            .chain(&builtins)
+            .filter_map(|p| p.game.as_deref().cloned())
+            .collect()
+    }
+
+    /// The first of [`Reader::games`] whose main window is the window titled `title` of the app
+    /// `class` ([`GameLook::owns_window`]).
+    pub fn game_of_window(&self, title: &str, class: &str) -> Option<GameLook> {
+        self.games()
+            .into_iter()
+            .find(|g| g.owns_window(title, class))
     }
 
     /// Reads cell `(row, col)` of the remembered grid in `img` as a new 2 or 4 still fading and

@@ -249,6 +249,142 @@ pub struct Profile {
     /// How the game animates a move (absent: as gnome-2048 and 2048-qt, nothing is read early).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub animation: Option<AnimationLook>,
+    /// What the game does beyond its looks: its windows, spawns, dialogs and win-screen button
+    /// (absent: classic spawns, no dialogs or buttons of its own). Boxed: most profiles have
+    /// none, and a profile is moved whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<Box<GameLook>>,
+}
+
+/// What a game does beyond its looks, as far as playing it goes: which windows are its own, how
+/// it spawns tiles, its dialogs and its win screen's button (the `[game]` table). A profile
+/// without it describes a game that spawns as the classic game and has no dialogs or buttons of
+/// its own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameLook {
+    /// Titles of the game's main window, compared exactly (gnome-2048: `"GNOME 2048"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub window_titles: Vec<String>,
+    /// A part of the app name (X11: the class of `WM_CLASS`) of the game's windows, compared
+    /// without case (gnome-2048: `"gnome-2048"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_class: Option<String>,
+    /// How the game spawns its new tiles.
+    #[serde(default, skip_serializing_if = "Spawns::is_classic")]
+    pub spawn: Spawns,
+    /// Titles of the game's game-over and score dialogs (windows of the game above it); the bot
+    /// stops there and never answers them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub game_over_dialogs: Vec<String>,
+    /// The game's win dialogs (opened when the win tile appears), each with the key that closes
+    /// it and keeps playing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub win_dialogs: Vec<WinDialogLook>,
+    /// The "Keep going" button on the game's win screen (an overlay over the board).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_going: Option<ButtonLook>,
+}
+
+impl GameLook {
+    /// Checks the keys a type cannot: a win dialog's key, the button's place.
+    ///
+    /// # Errors
+    /// The key (below `game.`) and why.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        for (i, d) in self.win_dialogs.iter().enumerate() {
+            if d.dialog_key().is_none() {
+                return Err((
+                    format!("win_dialogs[{i}].key"),
+                    "must be \"escape\" or one lower-case letter or digit".into(),
+                ));
+            }
+        }
+        if let Some(b) = &self.keep_going {
+            if !b.at.iter().all(|v| (0.0..=1.5).contains(v)) {
+                return Err((
+                    "keep_going.at".into(),
+                    "must be two fractions of the grid, each 0 to 1.5".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the window titled `title` of the app `class` is this game's main window (by
+    /// [`GameLook::window_titles`] or [`GameLook::window_class`]).
+    pub fn owns_window(&self, title: &str, class: &str) -> bool {
+        self.window_titles.iter().any(|t| t == title)
+            || self
+                .window_class
+                .as_ref()
+                .is_some_and(|c| class.to_ascii_lowercase().contains(&c.to_ascii_lowercase()))
+    }
+}
+
+/// How a game spawns its new tiles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spawns {
+    /// A 2 with probability 0.9, a 4 with 0.1 (the original game, 2048-qt).
+    #[default]
+    Classic,
+    /// Only 2s (gnome-2048).
+    TwosOnly,
+}
+
+impl Spawns {
+    /// True for the default, [`Spawns::Classic`].
+    pub fn is_classic(&self) -> bool {
+        *self == Spawns::Classic
+    }
+}
+
+/// A win dialog of the game and the key that closes it to keep playing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WinDialogLook {
+    /// The dialog's window title, `""` for an untitled one (gnome-2048's).
+    pub title: String,
+    /// The key that keeps playing: `"escape"` (gnome-2048), or one lower-case letter, the
+    /// mnemonic of the button that does (2048-qt's "You Win": `"y"`, its Yes button; its
+    /// Escape would start a new game).
+    pub key: String,
+}
+
+/// The key of a [`WinDialogLook`], read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogKeyLook {
+    /// Escape.
+    Escape,
+    /// A letter or digit (a button's mnemonic).
+    Letter(char),
+}
+
+impl WinDialogLook {
+    /// The key as a [`DialogKeyLook`]; `None` when it is neither `"escape"` nor one lower-case
+    /// letter or digit.
+    pub fn dialog_key(&self) -> Option<DialogKeyLook> {
+        let mut chars = self.key.chars();
+        match (chars.next(), chars.next()) {
+            _ if self.key == "escape" => Some(DialogKeyLook::Escape),
+            (Some(c), None) if c.is_ascii_lowercase() || c.is_ascii_digit() => {
+                Some(DialogKeyLook::Letter(c))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A button drawn on the game's screen, found by its colour at a place relative to the grid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ButtonLook {
+    /// The button's colour.
+    pub colour: Rgb,
+    /// Where the button is clicked, as fractions of the grid's width and height from its
+    /// top-left corner (each 0 to 1.5: the button may sit below the grid).
+    pub at: [f32; 2],
 }
 
 /// The values [`AnimationLook::slide_ms`] may take, ms: 0 would let every frame pass for one
@@ -656,6 +792,10 @@ impl Profile {
                 &format!("must be {SETTING_FORM}"),
             ));
         }
+        if let Some(g) = &self.game {
+            g.validate()
+                .map_err(|(key, reason)| bad(format!("game.{key}"), &reason))?;
+        }
         if let Some(g) = &self.glyphs {
             if g.size != GLYPH_SIZE {
                 return Err(bad("glyphs.size".into(), &format!("must be {GLYPH_SIZE}")));
@@ -879,6 +1019,45 @@ mod tests {
                 e.to_string().contains("animation.slide_ms_setting"),
                 "{bad:?}: {e}"
             );
+        }
+    }
+
+    #[test]
+    fn the_builtin_games_are_known_by_their_windows_as_before() {
+        // the rule that lived in cli/play.rs: the title "GNOME 2048", or an app name holding
+        // "gnome-2048" in any case, is gnome-2048, which spawns only 2s; any other is classic
+        let games: Vec<GameLook> = Profile::builtins()
+            .unwrap()
+            .into_iter()
+            .filter_map(|p| p.game.map(|g| *g))
+            .collect();
+        let spawn = |title: &str, class: &str| {
+            games
+                .iter()
+                .find(|g| g.owns_window(title, class))
+                .map(|g| g.spawn)
+        };
+        assert_eq!(spawn("GNOME 2048", ""), Some(Spawns::TwosOnly));
+        assert_eq!(spawn("x", "Gnome-2048"), Some(Spawns::TwosOnly));
+        assert_eq!(spawn("x", "org.GNOME-2048.app"), Some(Spawns::TwosOnly));
+        assert_eq!(spawn("GNOME 2048 ", "2048-qt"), None);
+        assert_eq!(spawn("2048 Game", "2048-qt"), None);
+        assert_eq!(spawn("2048", "Chromium"), None);
+    }
+
+    #[test]
+    fn a_win_dialog_key_is_escape_or_one_letter() {
+        let key = |k: &str| {
+            WinDialogLook {
+                title: String::new(),
+                key: k.into(),
+            }
+            .dialog_key()
+        };
+        assert_eq!(key("escape"), Some(DialogKeyLook::Escape));
+        assert_eq!(key("y"), Some(DialogKeyLook::Letter('y')));
+        for bad in ["", "Y", "yes", "return", "é"] {
+            assert_eq!(key(bad), None, "{bad:?}");
         }
     }
 }

@@ -43,7 +43,8 @@ impl std::fmt::Debug for X11 {
     }
 }
 
-fn be<E: std::fmt::Display>(e: E) -> CaptureError {
+/// An x11rb connection or reply error as [`CaptureError::Backend`], with its message.
+fn backend_error<E: std::fmt::Display>(e: E) -> CaptureError {
     CaptureError::Backend(e.to_string())
 }
 
@@ -69,9 +70,9 @@ impl X11 {
         let atom = |name: &[u8]| -> Result<u32, CaptureError> {
             Ok(conn
                 .intern_atom(false, name)
-                .map_err(be)?
+                .map_err(backend_error)?
                 .reply()
-                .map_err(be)?
+                .map_err(backend_error)?
                 .atom)
         };
         Ok(X11 {
@@ -95,9 +96,9 @@ impl X11 {
         let reply = self
             .conn
             .get_property(false, win, prop, AtomEnum::ANY, 0, 4096)
-            .map_err(be)?
+            .map_err(backend_error)?
             .reply()
-            .map_err(be)?;
+            .map_err(backend_error)?;
         if reply.format == 0 && reply.type_ == 0 {
             return Ok(None);
         }
@@ -108,9 +109,9 @@ impl X11 {
         Ok(self
             .conn
             .get_property(false, win, prop, ty, 0, 1024)
-            .map_err(be)?
+            .map_err(backend_error)?
             .reply()
-            .map_err(be)?
+            .map_err(backend_error)?
             .value)
     }
 
@@ -147,7 +148,12 @@ impl X11 {
             .map(|s| String::from_utf8_lossy(s).into_owned());
         let instance = parts.next().unwrap_or_default();
         let class = parts.next().unwrap_or_default();
-        let viewable = match self.conn.get_window_attributes(id).map_err(be)?.reply() {
+        let viewable = match self
+            .conn
+            .get_window_attributes(id)
+            .map_err(backend_error)?
+            .reply()
+        {
             Ok(a) => a.map_state == MapState::VIEWABLE,
             Err(_) => return Ok(None),
         };
@@ -166,20 +172,20 @@ impl X11 {
     /// # Errors
     /// `Backend` when the connection fails.
     pub fn rect(&self, id: u32) -> Result<Option<Rect>, CaptureError> {
-        let geo = match self.conn.get_geometry(id).map_err(be)?.reply() {
+        let geo = match self.conn.get_geometry(id).map_err(backend_error)?.reply() {
             Ok(g) => g,
             Err(x11rb::errors::ReplyError::X11Error(_)) => return Ok(None),
-            Err(e) => return Err(be(e)),
+            Err(e) => return Err(backend_error(e)),
         };
         let tr = match self
             .conn
             .translate_coordinates(id, self.root, 0, 0)
-            .map_err(be)?
+            .map_err(backend_error)?
             .reply()
         {
             Ok(t) => t,
             Err(x11rb::errors::ReplyError::X11Error(_)) => return Ok(None),
-            Err(e) => return Err(be(e)),
+            Err(e) => return Err(backend_error(e)),
         };
         Ok(Some(Rect {
             x: i32::from(tr.dst_x),
@@ -254,9 +260,9 @@ impl X11 {
         let f = self
             .conn
             .get_input_focus()
-            .map_err(be)?
+            .map_err(backend_error)?
             .reply()
-            .map_err(be)?
+            .map_err(backend_error)?
             .focus;
         Ok((f > 1).then_some(f))
     }
@@ -274,7 +280,7 @@ impl X11 {
             if w == self.root || w == 0 {
                 return Ok(false);
             }
-            match self.conn.query_tree(w).map_err(be)?.reply() {
+            match self.conn.query_tree(w).map_err(backend_error)?.reply() {
                 Ok(t) => w = t.parent,
                 Err(_) => return Ok(false),
             }
@@ -333,8 +339,8 @@ impl X11 {
                 EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
                 ev,
             )
-            .map_err(be)?;
-        self.conn.flush().map_err(be)?;
+            .map_err(backend_error)?;
+        self.conn.flush().map_err(backend_error)?;
         Ok(())
     }
 
@@ -347,8 +353,8 @@ impl X11 {
     pub fn set_input_focus(&self, id: u32) -> Result<(), CaptureError> {
         self.conn
             .set_input_focus(InputFocus::PARENT, id, x11rb::CURRENT_TIME)
-            .map_err(be)?;
-        self.conn.flush().map_err(be)?;
+            .map_err(backend_error)?;
+        self.conn.flush().map_err(backend_error)?;
         Ok(())
     }
 
@@ -360,9 +366,9 @@ impl X11 {
         let p = self
             .conn
             .query_pointer(self.root)
-            .map_err(be)?
+            .map_err(backend_error)?
             .reply()
-            .map_err(be)?;
+            .map_err(backend_error)?;
         Ok((i32::from(p.root_x), i32::from(p.root_y)))
     }
 }

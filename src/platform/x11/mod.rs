@@ -27,15 +27,18 @@ pub use keys::EnigoSink;
 pub use region::RegionSource;
 pub use window::WindowSource;
 
-/// xcap's one big error enum, mapped into [`CaptureError`].
+/// xcap's one big error enum, mapped into [`CaptureError`]: a failed connection is
+/// [`CaptureError::NoDisplay`], a window manager without `_NET_CLIENT_LIST_STACKING` is
+/// [`CaptureError::NoWindowManager`], anything else [`CaptureError::Backend`].
 pub(crate) fn map_xcap(e: xcap::XCapError) -> CaptureError {
-    let msg = e.to_string();
-    if msg.contains("_NET_CLIENT_LIST_STACKING") {
-        CaptureError::NoWindowManager
-    } else if matches!(e, xcap::XCapError::XcbConnError(_)) {
-        CaptureError::NoDisplay(msg)
-    } else {
-        CaptureError::Backend(msg)
+    match e {
+        xcap::XCapError::XcbConnError(_) => CaptureError::NoDisplay(e.to_string()),
+        // xcap has no variant for a missing EWMH atom: its `get_atom` returns the free-text
+        // `XCapError::Error("{name} not supported")`, so only the message names the atom
+        xcap::XCapError::Error(ref msg) if msg.contains("_NET_CLIENT_LIST_STACKING") => {
+            CaptureError::NoWindowManager
+        }
+        _ => CaptureError::Backend(e.to_string()),
     }
 }
 

@@ -18,8 +18,8 @@
 //! the old recording's files are removed first, so no stale frame is left beside the new ones.
 //! With a cap on the frames' bytes ([`Recorder::create`]'s `max_bytes`), frames past it are not
 //! saved (their lines still are), and a `frames_capped` event says from which frame.
-use super::stop::StopReason;
 use crate::fsio::{self, Existing};
+use crate::play::stop::StopReason;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
