@@ -61,9 +61,9 @@ pub struct SolverArgs {
     /// The evaluation of the solvers that score boards.
     ///
     /// `auto` (the default): the endgame tables when `bot2048 tables build` has built them (a
-    /// damaged table file is refused, named), else the heuristic; the first line of output says
-    /// which. `tables`: the heuristic and the tables, refused when none is built. `bot2048
-    /// solvers` lists the evaluations.
+    /// damaged table file is refused, named), else the heuristic; a line on stderr says which.
+    /// `tables`: the heuristic and the tables, refused when none is built. `bot2048 solvers`
+    /// lists the evaluations.
     #[arg(long, value_name = "NAME", default_value = "auto")]
     pub eval: String,
 }
