@@ -13,7 +13,7 @@ use crate::platform;
 use crate::play::live::LiveGame;
 use crate::play::{self, record, OnWin, PlayConfig, Summary, WIN_TILE};
 use crate::solver::{self, SolverConfig};
-use crate::vision::{profile, ProfileChoice, Reader, Spawns};
+use crate::vision::{profile, ProfileChoice, Reader};
 use anyhow::Context;
 use clap::Args;
 use std::io::IsTerminal;
@@ -87,10 +87,7 @@ impl TargetArgs {
     pub fn spawn_rule(&self, reader: &Reader, window: Option<(&str, &str)>) -> SpawnRule {
         self.spawn.unwrap_or_else(|| {
             let game = window.and_then(|(title, class)| reader.game_of_window(title, class));
-            match game.map(|g| g.spawn) {
-                Some(Spawns::TwosOnly) => SpawnRule::TwosOnly,
-                Some(Spawns::Classic) | None => SpawnRule::Classic,
-            }
+            game.map_or(SpawnRule::Classic, |g| g.spawn)
         })
     }
 

@@ -39,7 +39,6 @@ pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
 pub use profile::{
     resolve, AnimationLook, ButtonLook, DialogKeyLook, GameLook, Profile, ProfileError, Resolved,
-    Spawns,
 };
 pub use reading::{describe, BoardStatus, CellIssue, CellProblem, CellRead, ReadError, Reading};
 

@@ -7,6 +7,7 @@
 //! `include_str!`, so the binary needs no files; they were made with `bot2048 calibrate`.
 use super::colour::Rgb;
 use super::{BoardStatus, ProfileChoice};
+use crate::engine::SpawnRule;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -271,8 +272,8 @@ pub struct GameLook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_class: Option<String>,
     /// How the game spawns its new tiles.
-    #[serde(default, skip_serializing_if = "Spawns::is_classic")]
-    pub spawn: Spawns,
+    #[serde(default, skip_serializing_if = "is_classic")]
+    pub spawn: SpawnRule,
     /// Titles of the game's game-over and score dialogs (windows of the game above it); the bot
     /// stops there and never answers them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -322,22 +323,9 @@ impl GameLook {
     }
 }
 
-/// How a game spawns its new tiles.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Spawns {
-    /// A 2 with probability 0.9, a 4 with 0.1 (the original game, 2048-qt).
-    #[default]
-    Classic,
-    /// Only 2s (gnome-2048).
-    TwosOnly,
-}
-
-impl Spawns {
-    /// True for the default, [`Spawns::Classic`].
-    pub fn is_classic(&self) -> bool {
-        *self == Spawns::Classic
-    }
+/// True for the classic spawn rule, the `[game]` table's default (left out when written).
+fn is_classic(rule: &SpawnRule) -> bool {
+    *rule == SpawnRule::Classic
 }
 
 /// A win dialog of the game and the key that closes it to keep playing.
@@ -1037,9 +1025,9 @@ mod tests {
                 .find(|g| g.owns_window(title, class))
                 .map(|g| g.spawn)
         };
-        assert_eq!(spawn("GNOME 2048", ""), Some(Spawns::TwosOnly));
-        assert_eq!(spawn("x", "Gnome-2048"), Some(Spawns::TwosOnly));
-        assert_eq!(spawn("x", "org.GNOME-2048.app"), Some(Spawns::TwosOnly));
+        assert_eq!(spawn("GNOME 2048", ""), Some(SpawnRule::TwosOnly));
+        assert_eq!(spawn("x", "Gnome-2048"), Some(SpawnRule::TwosOnly));
+        assert_eq!(spawn("x", "org.GNOME-2048.app"), Some(SpawnRule::TwosOnly));
         assert_eq!(spawn("GNOME 2048 ", "2048-qt"), None);
         assert_eq!(spawn("2048 Game", "2048-qt"), None);
         assert_eq!(spawn("2048", "Chromium"), None);
