@@ -199,7 +199,7 @@ impl NamedEvaluation for ArticleEval {
     type OnGrid = ArticleEval;
 
     fn parse(name: &str) -> Option<Result<ArticleEval, SolverError>> {
-        (name == "article").then(|| Ok(ArticleEval::new(ARTICLE_WEIGHTS)))
+        (name == Self::NAMES[0].0).then(|| Ok(ArticleEval::new(ARTICLE_WEIGHTS)))
     }
 
     fn on_four(&self) -> ArticleEval {

@@ -226,7 +226,7 @@ impl NamedEvaluation for RowHeuristic {
     type OnGrid = RowHeuristic;
 
     fn parse(name: &str) -> Option<Result<RowHeuristic, SolverError>> {
-        (name == "heuristic").then(|| Ok(RowHeuristic::new()))
+        (name == Self::NAMES[0].0).then(|| Ok(RowHeuristic::new()))
     }
 
     fn on_four(&self) -> RowHeuristic {

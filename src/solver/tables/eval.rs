@@ -162,7 +162,7 @@ impl NamedEvaluation for TableChoice {
     type OnGrid = RowHeuristic;
 
     fn parse(name: &str) -> Option<Result<TableChoice, SolverError>> {
-        (name == "tables").then(|| TableChoice::load(true))
+        (name == Self::NAMES[0].0).then(|| TableChoice::load(true))
     }
 
     /// The heuristic, with the tables deciding the boards they cover and no weight inside the
