@@ -5,7 +5,7 @@
 //!   windows and screen regions ([`crate::platform`]; on X11 an xcap capture of one top-level
 //!   window, or a rectangle of a monitor), [`ReplaySource`] (PNG files or a `--record` directory,
 //!   for tests without a display).
-//! - [`settle`]: waits until the board region stops changing for a quiet window (default 100 ms),
+//! - [`mod@settle`]: waits until the board region stops changing for a quiet window (default 100 ms),
 //!   never a fixed sleep alone; also rejects covered (black) frames.
 //!
 //! Errors are [`CaptureError`], which every platform maps its own errors into.

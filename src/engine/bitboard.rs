@@ -20,7 +20,7 @@ use std::fmt;
 /// as the heuristic sees them as at least 32768) and are marked in `big`, two bits per cell at
 /// shift `2 * (4 * r + c)`: 1 = exponent 16, 2 = exponent 17, 0 = the nibble is exact.
 ///
-/// Moves use 65,536-entry row tables ([`tables`]), on the columns for up/down. A board with a
+/// Moves use 65,536-entry row tables ([`super::tables`]), on the columns for up/down. A board with a
 /// tile beyond 32768, or a move that merges two 32768 tiles, takes an exact slow path instead
 /// (rare: ordinary boards never pay for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -363,7 +363,7 @@ impl Board {
 
     /// Calls `f(m, board after m)` for each legal move `m`, in [`Move::ALL`] order: the same
     /// boards as [`Board::shifted`], made together (one check for the slow path, one lookup per
-    /// row in [`ROW_BOTH`] for left and right and per column ([`column`]) in [`COL_BOTH`] for up
+    /// row in [`ROW_BOTH`] for left and right and per column ([`column()`]) in [`COL_BOTH`] for up
     /// and down, no array of results);
     /// the search's max nodes use it. (Up and down through `ROW_BOTH` too, with a transpose
     /// before and two after, made the four moves 15 % slower.)

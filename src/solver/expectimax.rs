@@ -16,7 +16,7 @@
 //! - an optional time budget per move (iterative deepening, aborting a depth that overruns);
 //! - root moves searched in parallel with rayon (switchable: [`Expectimax::with_root_parallel`]).
 //!
-//! Unlike the C++ original: moves are a [`Move`] enum and an illegal move is `None` (no `+1e-6`),
+//! Unlike the C++ original: moves are a [`crate::engine::Move`] enum and an illegal move is `None` (no `+1e-6`),
 //! one transposition table is allocated once per solver and reused across moves (no new map per
 //! root move), tiles beyond 32768 are exact (the engine's slow path), and the search is generic
 //! over the board ([`Position`]: the 4×4 bitboard or any R×C grid) and the evaluation

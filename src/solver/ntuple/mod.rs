@@ -1,5 +1,5 @@
 //! A learned evaluation: an n-tuple network, its TD(0) trainer ([`td`]) and its weights file
-//! ([`file`]).
+//! ([`mod@file`]).
 //!
 //! A network is a few *tuples* of cells; each tuple owns a table of `16^k` weights (`k` cells,
 //! one 4-bit exponent each), looked up by the exponents the tuple sees. The table is shared by
