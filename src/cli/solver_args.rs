@@ -134,14 +134,10 @@ impl SolverArgs {
             return Ok(None);
         }
         Ok(Some(match self.evaluation()? {
-            Evaluation::Tables(choice) => format!(
-                "evaluation: heuristic with the endgame tables on 4x4 boards ({} tables, {:.1} GB, from {})",
-                choice.tables().tables().len(),
-                (2 * choice.tables().entries()) as f64 / 1e9,
-                crate::solver::tables::file::tables_dir()
-                    .unwrap_or_default()
-                    .display()
-            ),
+            Evaluation::Tables(choice) => tables_note(choice.inner_name(), choice.tables()),
+            Evaluation::CornerTables(choice) => {
+                tables_note(choice.inner_name(), choice.tables())
+            }
             Evaluation::Heuristic(_) if self.eval == "auto" => format!(
                 "evaluation: heuristic (no endgame tables built; `bot2048 tables build` makes them: {})",
                 crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
@@ -224,4 +220,17 @@ pub fn run_solvers(_args: SolversArgs) -> anyhow::Result<ExitCode> {
         registry::describe()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The line `play`, `advise` and `sim` print for an evaluation with the endgame tables: the
+/// heuristic under them (`inner`), how many tables, their size and folder.
+fn tables_note(inner: &str, tables: &crate::solver::tables::EndgameTables) -> String {
+    format!(
+        "evaluation: {inner} with the endgame tables on 4x4 boards ({} tables, {:.1} GB, from {})",
+        tables.tables().len(),
+        (2 * tables.entries()) as f64 / 1e9,
+        crate::solver::tables::file::tables_dir()
+            .unwrap_or_default()
+            .display()
+    )
 }

@@ -10,6 +10,7 @@
 //! virtual function.
 use super::article::ArticleEval;
 use super::config::SolverConfig;
+use super::corner::CornerHeuristic;
 use super::heuristic::RowHeuristic;
 use super::ntuple::NTupleEval;
 use super::tables::TableChoice;
@@ -146,11 +147,15 @@ macro_rules! evaluations {
 evaluations! {
     /// nneonneo/2048-ai's per-line heuristic (`heuristic`).
     Heuristic(RowHeuristic),
+    /// Rows and columns falling away from the top-left corner (`corner`).
+    Corner(CornerHeuristic),
     /// Article 001's evaluation with its weights (`article`).
     Article(ArticleEval),
     /// The heuristic with the endgame tables on 4×4 boards (`tables`, or `auto` when they are
     /// built).
     Tables(TableChoice),
+    /// The corner heuristic with the endgame tables on 4×4 boards (`corner-tables`).
+    CornerTables(TableChoice<CornerHeuristic>),
     /// An n-tuple network: its value plus the points scored (`ntuple`, `ntuple:FILE`), 4×4 only.
     NTuple(NTupleEval),
 }
@@ -213,13 +218,24 @@ mod tests {
     #[test]
     fn the_catalogue_lists_each_name_once_heuristic_first() {
         let names: Vec<&str> = Evaluation::catalogue().iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, ["heuristic", "article", "tables", "ntuple", "auto"]);
+        assert_eq!(
+            names,
+            [
+                "heuristic",
+                "corner",
+                "article",
+                "tables",
+                "corner-tables",
+                "ntuple",
+                "auto"
+            ]
+        );
         assert_eq!(Evaluation::default().name(), "heuristic");
     }
 
     #[test]
     fn evaluations_parse_by_name_and_build_on_every_shape() {
-        for name in ["heuristic", "article"] {
+        for name in ["heuristic", "corner", "article"] {
             let e: Evaluation = name.parse().unwrap();
             assert_eq!(e.name(), name);
             for shape in ["4x4", "3x3"] {
@@ -231,7 +247,7 @@ mod tests {
         // (ntuple and tables load files: see their own tests)
         let err = "snake".parse::<Evaluation>().unwrap_err();
         assert!(
-            matches!(&err, SolverError::UnknownEvaluation { known, .. } if known.len() == 5),
+            matches!(&err, SolverError::UnknownEvaluation { known, .. } if known.len() == 7),
             "{err}"
         );
     }

@@ -44,6 +44,7 @@ pub mod aco;
 pub mod article;
 pub mod bfs;
 pub mod config;
+pub mod corner;
 pub mod evaluation;
 pub mod expectimax;
 pub mod greedy;

@@ -3,7 +3,8 @@
 //! the tables a process shares ([`load_shared`]).
 use super::file::{self, TableFileError};
 use super::{build_cost, EndgameTables, TableSet};
-use crate::engine::{Board, Shape};
+use crate::engine::{Board, GridBoard, Shape};
+use crate::solver::corner::CornerHeuristic;
 use crate::solver::evaluation::NamedEvaluation;
 use crate::solver::heuristic::RowHeuristic;
 use crate::solver::{Evaluator, SolverError};
@@ -102,15 +103,44 @@ pub fn load_shared(dir: Option<&Path>) -> Result<Arc<EndgameTables>, TableFileEr
     Ok(tables)
 }
 
-/// The evaluation `--eval tables` (or `auto` when tables are built) names: the heuristic with
-/// the loaded tables ([`TableEval`] over [`RowHeuristic`]) on 4×4 boards.
-#[derive(Clone, Debug)]
-pub struct TableChoice {
-    tables: Arc<EndgameTables>,
-    named: bool,
+/// A heuristic the tables can sit on: it scores the boards no table covers, and names the
+/// evaluation it makes with the tables.
+pub trait TableInner:
+    NamedEvaluation<OnFour = Self, OnGrid = Self>
+    + Evaluator<Board>
+    + Evaluator<GridBoard>
+    + Copy
+    + Default
+{
+    /// The names (`--eval`) of this heuristic with the tables, each with its one-line description.
+    const WITH_TABLES: &'static [(&'static str, &'static str)];
 }
 
-impl TableChoice {
+impl TableInner for RowHeuristic {
+    const WITH_TABLES: &'static [(&'static str, &'static str)] = &[(
+        "tables",
+        "the heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
+    )];
+}
+
+impl TableInner for CornerHeuristic {
+    const WITH_TABLES: &'static [(&'static str, &'static str)] = &[(
+        "corner-tables",
+        "the corner heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
+    )];
+}
+
+/// The evaluation `--eval tables` (or `auto` when tables are built) names: a heuristic `H` with
+/// the loaded tables ([`TableEval`] over `H`) on 4×4 boards (`tables` over [`RowHeuristic`],
+/// `corner-tables` over [`CornerHeuristic`]).
+#[derive(Clone, Debug)]
+pub struct TableChoice<H = RowHeuristic> {
+    tables: Arc<EndgameTables>,
+    named: bool,
+    inner: H,
+}
+
+impl<H: TableInner> TableChoice<H> {
     /// The tables of the user's tables folder ([`file::tables_dir`]), loaded once per process;
     /// `named` says the user named them (`tables`) rather than `auto` choosing them: a board of
     /// another shape is then refused instead of played with the heuristic alone.
@@ -118,7 +148,7 @@ impl TableChoice {
     /// # Errors
     /// [`SolverError::Tables`] for a file that cannot be loaded, or no table at all (saying what
     /// to run).
-    pub fn load(named: bool) -> Result<TableChoice, SolverError> {
+    pub fn load(named: bool) -> Result<TableChoice<H>, SolverError> {
         TableChoice::load_if_built(named)?.ok_or_else(|| {
             let dir = file::tables_dir().unwrap_or_default();
             SolverError::Tables {
@@ -137,42 +167,48 @@ impl TableChoice {
     /// # Errors
     /// [`SolverError::Tables`] for a table file that cannot be loaded (named): a damaged file is
     /// refused, never passed over.
-    pub fn load_if_built(named: bool) -> Result<Option<TableChoice>, SolverError> {
+    pub fn load_if_built(named: bool) -> Result<Option<TableChoice<H>>, SolverError> {
         if file::tables_dir().is_none() {
             return Ok(None);
         }
         let tables = load_shared(None).map_err(|e| SolverError::Tables {
             message: e.to_string(),
         })?;
-        Ok((!tables.is_empty()).then_some(TableChoice { tables, named }))
+        Ok((!tables.is_empty()).then_some(TableChoice {
+            tables,
+            named,
+            inner: H::default(),
+        }))
     }
 
     /// The tables.
     pub fn tables(&self) -> &Arc<EndgameTables> {
         &self.tables
     }
+
+    /// The name of the heuristic under the tables.
+    pub fn inner_name(&self) -> &'static str {
+        self.inner.name()
+    }
 }
 
-impl NamedEvaluation for TableChoice {
-    const NAMES: &'static [(&'static str, &'static str)] = &[(
-        "tables",
-        "the heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
-    )];
-    type OnFour = TableEval<RowHeuristic>;
-    type OnGrid = RowHeuristic;
+impl<H: TableInner> NamedEvaluation for TableChoice<H> {
+    const NAMES: &'static [(&'static str, &'static str)] = H::WITH_TABLES;
+    type OnFour = TableEval<H>;
+    type OnGrid = H;
 
-    fn parse(name: &str) -> Option<Result<TableChoice, SolverError>> {
+    fn parse(name: &str) -> Option<Result<TableChoice<H>, SolverError>> {
         (name == Self::NAMES[0].0).then(|| TableChoice::load(true))
     }
 
     /// The heuristic, with the tables deciding the boards they cover and no weight inside the
     /// search (BENCHMARKS.md, "Endgame tables", gives the weights measured).
-    fn on_four(&self) -> TableEval<RowHeuristic> {
-        TableEval::new(self.tables.clone(), RowHeuristic::new())
+    fn on_four(&self) -> TableEval<H> {
+        TableEval::new(self.tables.clone(), self.inner)
     }
 
     /// The heuristic alone when `auto` chose the tables; refused when they were named.
-    fn on_grid(&self, solver: &str, shape: Shape) -> Result<RowHeuristic, SolverError> {
+    fn on_grid(&self, solver: &str, shape: Shape) -> Result<H, SolverError> {
         if self.named {
             return Err(SolverError::Unsupported {
                 solver: solver.to_string(),
@@ -180,6 +216,6 @@ impl NamedEvaluation for TableChoice {
                 why: "the endgame tables are for 4x4 boards only".to_string(),
             });
         }
-        Ok(RowHeuristic::new())
+        Ok(self.inner)
     }
 }
