@@ -17,7 +17,7 @@ use super::win::{self, WinDialog, WinState};
 use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
 use crate::engine::{AnyBoard, Move, Position};
 use crate::input::KeySink;
-use crate::vision::{BoardStatus, Reader};
+use crate::vision::{BoardStatus, Reader, TileLesson};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -357,11 +357,15 @@ fn observe(
     if r.status == BoardStatus::GameOver && g.board().is_none() {
         return Event::GameOver;
     }
+    let g = learn_unread(reader, run, plan, &s.frame.image, g);
     run.last_read = Some(g.clone());
     let event = match mirror::compare(&plan.before, &plan.after, &g) {
         Verdict::Spawned { board, .. } => {
             // a read that fits the mirror: its grid is the one to come back to
             reader.anchor_grid();
+            if reader.learned_profile().is_some() {
+                reader.learn_known(&s.frame.image, &rows_u32(&board));
+            }
             seen.next = Some(board);
             Event::Spawned
         }
@@ -379,6 +383,104 @@ fn observe(
     };
     seen.read = Some(g);
     event
+}
+
+/// The rows of `board` as `u32` values (a tile beyond `u32::MAX`, possible only on boards of
+/// more than 30 cells, becomes `u32::MAX`, which no look is learned for).
+fn rows_u32(board: &AnyBoard) -> Vec<Vec<u32>> {
+    board
+        .rows()
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|&v| u32::try_from(v).unwrap_or(u32::MAX))
+                .collect()
+        })
+        .collect()
+}
+
+/// Learning by playing (issue 24): when the only fault of `g` is cells the reader could not
+/// read where the afterstate `plan.after` has a tile (merged or slid: the engine knows its value
+/// and place; never the new tile, which goes to a cell empty after the move), and with those
+/// cells taken from the afterstate the read is the afterstate plus one new tile, the reader
+/// learns those cells' looks ([`Reader::learn`]) and the grid with them is returned. A cell
+/// that does not look like its tile (it looks empty, the wrong number of digits, covered) is not
+/// learned and `g` comes back unchanged: the mirror then sees the disagreement. Big tiles the
+/// mirror trusts anyway ([`mirror::TRUST_MIRROR_FROM`]) are not learned. Says what it learned,
+/// or why not, through [`Run::note`], and logs each lesson.
+fn learn_unread(
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    plan: &Planned,
+    image: &image::RgbaImage,
+    g: ReadGrid,
+) -> ReadGrid {
+    if g.shape() != plan.after.shape() {
+        return g;
+    }
+    let after = ReadGrid::of_board(&plan.after);
+    let known = |i: usize| {
+        after.cells()[i]
+            .filter(|&v| v > 0 && v < mirror::TRUST_MIRROR_FROM)
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    let unread: Vec<(usize, u32)> = (0..g.cells().len())
+        .filter(|&i| g.cells()[i].is_none())
+        .filter_map(|i| known(i).map(|v| (i, v)))
+        .collect();
+    if unread.is_empty() {
+        return g;
+    }
+    let mut cells = g.cells().to_vec();
+    for &(i, v) in &unread {
+        cells[i] = Some(u64::from(v));
+    }
+    let Ok(taken) = ReadGrid::new(g.shape(), cells) else {
+        return g;
+    };
+    let Verdict::Spawned { board, .. } = mirror::compare(&plan.before, &plan.after, &taken) else {
+        return g;
+    };
+    let cols = g.shape().cols();
+    let want: Vec<(usize, usize, u32)> = unread
+        .iter()
+        .map(|&(i, v)| (i / cols, i % cols, v))
+        .collect();
+    match reader.learn(image, &rows_u32(&board), &want) {
+        Ok(lessons) => {
+            for l in &lessons {
+                note_lesson(run, l);
+            }
+            taken
+        }
+        Err(e) => {
+            run.note(&format!(
+                "not learned after move {}: {e}; the read stays unreadable there",
+                run.tally.moves + 1
+            ));
+            g
+        }
+    }
+}
+
+/// Says and logs one lesson, and counts it in the summary.
+fn note_lesson(run: &mut Run<'_>, l: &TileLesson) {
+    run.note(&format!(
+        "learning after move {}: {l}: the reader could not read it, the engine knows it; read so from now on",
+        run.tally.moves + 1
+    ));
+    let moves = run.tally.moves;
+    if let Some(rec) = &mut run.rec {
+        rec.event(&LogEvent::Learned {
+            moves,
+            row: l.row,
+            col: l.col,
+            value: l.value,
+            background: l.background.to_string(),
+            text: l.text.to_string(),
+        });
+    }
+    run.tally.learned.push(l.clone());
 }
 
 /// The game's win dialog covers the board during the move: close it, or stop, by `--on-win`.
