@@ -516,7 +516,7 @@ pub fn learned_name(from: Option<&str>, title: &str) -> String {
 /// user profile folder ([`profile::user_dir`]), never over a built-in name or an existing file
 /// ([`profile::save_learned`]); says so on stderr (unless `quiet`: then only a failure). Returns
 /// the path written.
-fn save_learned(reader: &Reader, title: &str, quiet: bool) -> Option<String> {
+pub(crate) fn save_learned(reader: &Reader, title: &str, quiet: bool) -> Option<String> {
     let learned = reader.learned_profile()?;
     let values: Vec<String> = reader
         .lessons()

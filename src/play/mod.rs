@@ -40,6 +40,7 @@ pub mod advise;
 pub mod calibrate;
 mod cover;
 mod dump;
+pub mod learn;
 pub mod live;
 pub mod mirror;
 pub mod ponder;

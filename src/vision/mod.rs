@@ -235,7 +235,7 @@ impl Reader {
     /// digit-like shapes, nothing over them); then its colours and the glyphs of the digits not
     /// learned yet go into the profile of the remembered grid and into the templates read
     /// without a profile, and into the profile that [`Reader::learned_profile`] gives to save.
-    /// All the cells are learned, or none. Returns the lessons.
+    /// All the cells are learned, or none. Returns the lessons (none for no cells).
     ///
     /// # Errors
     /// [`LearnRefused`] for the first cell that does not fit (or [`LessonRefused::NoGrid`],
@@ -246,7 +246,9 @@ impl Reader {
         board: &[Vec<u32>],
         cells: &[(usize, usize, u32)],
     ) -> Result<Vec<TileLesson>, LearnRefused> {
-        let first = cells.first().copied().unwrap_or((0, 0, 0));
+        let Some(&first) = cells.first() else {
+            return Ok(Vec::new());
+        };
         let refuse = |(row, col, value): (usize, usize, u32), why| LearnRefused {
             row,
             col,
