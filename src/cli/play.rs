@@ -40,7 +40,10 @@ pub struct TargetArgs {
     ///
     /// A built-in name (gnome-2048, 2048-qt, web-2048), the name of a user profile (made by
     /// `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user profile; the
-    /// best fit wins).
+    /// best fit wins). Whatever the profile, a tile the reader cannot read where the engine
+    /// knows its value is learned while playing (stderr says so), and the profile learned is
+    /// saved to the user profile folder at the end, under a new name (learned-TITLE,
+    /// NAME-learned, NAME.2, ...), for the next run to read from the first frame.
     #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
     pub profile: String,
     /// Which solver, its options and its budget.

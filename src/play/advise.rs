@@ -7,6 +7,10 @@
 //! and waited out; with [`AdviseConfig::once`] it ends the loop instead. The board may have any
 //! shape the reader finds; the solver is built for it through the caller's [`SolverFor`], and
 //! built again when the user starts a game of another shape.
+//!
+//! Learning (issue 24): a frame with cells the reader cannot read, after the one move from the
+//! last board read whole that explains it once those cells are the engine's tiles
+//! ([`learn::the_move`]), has those cells' looks learned ([`Reader::learn`]), as `play` does.
 use super::mirror::ReadGrid;
 use super::{grid_rect, learn, read_grid, SolverFor};
 use crate::capture::{self, CaptureError, FrameSource, SettleOptions};
