@@ -967,6 +967,53 @@ mod tests {
         format!("name = \"{name}\"\n[board]\ncolour = \"#102030\"\n")
     }
 
+    /// A learned profile is saved beside the user's own files and never over one: a user file
+    /// of the name keeps its bytes and the learned one takes the next number; a name that is no
+    /// plain name is refused; the folder is made when missing.
+    #[test]
+    fn a_learned_profile_never_replaces_a_users_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("made/profiles");
+        let learned = Profile::parse(&tiny("learned"), "test").unwrap();
+        let (name, path) = save_learned(&learned, "mine", &user).unwrap();
+        assert_eq!(
+            (name.as_str(), path.clone()),
+            ("mine", user.join("mine.toml"))
+        );
+        std::fs::write(user.join("game.toml"), tiny("game")).unwrap();
+        std::fs::write(user.join("game.2.toml"), "not mine to touch").unwrap();
+        let (name, path) = save_learned(&learned, "game", &user).unwrap();
+        assert_eq!(name, "game.3");
+        assert_eq!(Profile::load_file(&path).unwrap().name, "game.3");
+        assert_eq!(
+            std::fs::read_to_string(user.join("game.toml")).unwrap(),
+            tiny("game")
+        );
+        assert_eq!(
+            std::fs::read_to_string(user.join("game.2.toml")).unwrap(),
+            "not mine to touch"
+        );
+        for bad in ["../up", "a/b", "", "x.toml"] {
+            assert!(
+                matches!(
+                    save_learned(&learned, bad, &user),
+                    Err(ProfileError::Invalid { .. })
+                ),
+                "{bad}"
+            );
+        }
+        // no temporary file is left beside them
+        let mut names: Vec<String> = std::fs::read_dir(&user)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["game.2.toml", "game.3.toml", "game.toml", "mine.toml"]
+        );
+    }
+
     #[test]
     fn resolve_order_builtin_user_path_and_auto() {
         let dir = tempfile::tempdir().unwrap();
