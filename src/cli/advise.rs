@@ -99,6 +99,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     t.solver.validate()?;
     let mut reader = t.reader()?;
     let desktop = platform::desktop()?;
+    let title = t.window.clone().unwrap_or_else(|| "region".into());
     let (mut src, spawn): (Box<dyn FrameSource>, _) = match (&t.region, &t.window) {
         (Some(r), _) => (
             desktop.region(*r).context("capturing --region")?,
@@ -129,6 +130,9 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         budget: t.solver.budget(Some(stop.clone())),
         stop,
         poll_ms: 30,
+        notes: Some(crate::play::ProgressSink::new(|line| {
+            eprintln!("bot2048: {line}")
+        })),
     };
     let json = args.json;
     let mut print = |a: &Advice| {
@@ -158,6 +162,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
     let mut solver_for = |shape| solvers.build(shape);
     let end = advise(src.as_mut(), &mut reader, &mut solver_for, &cfg, &mut print)
         .context("capturing the game")?;
+    super::play::save_learned(&reader, &title, false);
     match &end {
         AdviseEnd::NoBoard(why)
         | AdviseEnd::Unreadable(why)

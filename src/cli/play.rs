@@ -40,7 +40,10 @@ pub struct TargetArgs {
     ///
     /// A built-in name (gnome-2048, 2048-qt, web-2048), the name of a user profile (made by
     /// `bot2048 calibrate`), a TOML file path, or `auto` (every built-in and user profile; the
-    /// best fit wins).
+    /// best fit wins). Whatever the profile, a tile the reader cannot read where the engine
+    /// knows its value is learned while playing (stderr says so), and the profile learned is
+    /// saved to the user profile folder at the end, under a new name (learned-TITLE,
+    /// NAME-learned, NAME.2, ...), for the next run to read from the first frame.
     #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
     pub profile: String,
     /// Which solver, its options and its budget.
@@ -424,6 +427,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     game.add_dialogs(&reader.games());
     let info = game.info();
     let spawn = t.spawn_rule(&reader, Some((&info.title, &info.class)));
+    let title = info.title.clone();
     let mut solvers = t.solver_maker(spawn, args.goal)?;
     if let Some(r) = t.region {
         game.set_region(&*desktop, r)
@@ -440,6 +444,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         settle: t.settle(args.early_ms),
         progress: (!args.quiet && !args.json && std::io::stderr().is_terminal())
             .then(|| play::ProgressSink::new(|line| eprint!("{line}"))),
+        notes: (!args.quiet)
+            .then(|| play::ProgressSink::new(|line| eprintln!("\rbot2048: {line}"))),
         record: args.record.clone(),
         record_force: args.force,
         record_max_bytes: args.record_max_mb.map(|mb| mb.saturating_mul(1_000_000)),
@@ -461,7 +467,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             eprintln!("bot2048: {note}");
         }
     }
-    let summary = play::play(
+    let mut summary = play::play(
         &mut game,
         &mut reader,
         &mut |shape| solvers.build(shape),
@@ -470,11 +476,78 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     if cfg.progress.is_some() {
         eprintln!();
     }
+    summary.learned_profile = save_learned(&reader, &title, args.quiet);
     if let Some(e) = &summary.recording_error {
         eprintln!("bot2048: warning: the recording is incomplete: {e}");
     }
     print_summary(&summary, args.json);
     Ok(ExitCode::from(exit::for_stop(&summary.stop_reason)))
+}
+
+/// The name a profile learned while playing is saved under (before [`profile::save_learned`]
+/// numbers it): `NAME-learned` when learning started from the built-in profile NAME, the user
+/// profile's own name when it started from one (saved as `NAME.2`, … beside it), and
+/// `learned-TITLE` (the window title in lower case, letters and digits, other runs as `-`) when
+/// the game was read without a profile.
+pub fn learned_name(from: Option<&str>, title: &str) -> String {
+    match from {
+        Some(n) if profile::is_builtin(n) => format!("{n}-learned"),
+        Some(n) if profile::is_plain_name(n) => n.to_string(),
+        _ => {
+            let mut slug = String::new();
+            for c in title.chars().flat_map(char::to_lowercase) {
+                if c.is_ascii_alphanumeric() {
+                    slug.push(c);
+                } else if !slug.is_empty() && !slug.ends_with('-') {
+                    slug.push('-');
+                }
+                if slug.len() >= 40 {
+                    break;
+                }
+            }
+            let slug = slug.trim_end_matches('-');
+            if slug.is_empty() {
+                "learned-game".into()
+            } else {
+                format!("learned-{slug}")
+            }
+        }
+    }
+}
+
+/// Saves what `reader` learned while playing the window titled `title` (if anything) to the
+/// user profile folder ([`profile::user_dir`]), never over a built-in name or an existing file
+/// ([`profile::save_learned`]); says so on stderr (unless `quiet`: then only a failure). Returns
+/// the path written.
+pub(crate) fn save_learned(reader: &Reader, title: &str, quiet: bool) -> Option<String> {
+    let learned = reader.learned_profile()?;
+    let values: Vec<String> = reader
+        .lessons()
+        .iter()
+        .map(|l| l.value.to_string())
+        .collect();
+    let Some(dir) = profile::user_dir() else {
+        eprintln!("bot2048: warning: the profile learned while playing is not saved: no user profile folder (set BOT2048_PROFILES or HOME)");
+        return None;
+    };
+    let base = learned_name(reader.learned_from(), title);
+    match profile::save_learned(learned, &base, &dir) {
+        Ok((name, path)) => {
+            if !quiet {
+                eprintln!(
+                    "bot2048: learned the look of {} tile(s) the reader could not read ({}); saved profile {name} ({}): the next run reads them from the first frame (--profile auto, or --profile {name})",
+                    values.len(),
+                    values.join(", "),
+                    path.display()
+                );
+            }
+            Some(path.display().to_string())
+        }
+        Err(e) => {
+            eprintln!("bot2048: warning: the profile learned while playing is not saved: {e}");
+            None
+        }
+    }
 }
 
 /// Takes each profile's slide time from the game's own setting where the profile names one

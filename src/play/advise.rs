@@ -7,7 +7,12 @@
 //! and waited out; with [`AdviseConfig::once`] it ends the loop instead. The board may have any
 //! shape the reader finds; the solver is built for it through the caller's [`SolverFor`], and
 //! built again when the user starts a game of another shape.
-use super::{grid_rect, read_grid, SolverFor};
+//!
+//! Learning (issue 24): a frame with cells the reader cannot read, after the one move from the
+//! last board read whole that explains it once those cells are the engine's tiles
+//! ([`learn::the_move`]), has those cells' looks learned ([`Reader::learn`]), as `play` does.
+use super::mirror::ReadGrid;
+use super::{grid_rect, learn, read_grid, SolverFor};
 use crate::capture::{self, CaptureError, FrameSource, SettleOptions};
 use crate::engine::{AnyBoard, Position};
 use crate::solver::{Budget, Decision, Solver};
@@ -33,6 +38,9 @@ pub struct AdviseConfig {
     pub poll_ms: u64,
     /// The solver's budget for each decision.
     pub budget: Budget,
+    /// Where the loop's notes go, one line each (`None`: nowhere): what was learned (issue 24:
+    /// a tile the reader could not read, after the one move from the last board that fits).
+    pub notes: Option<super::ProgressSink>,
 }
 
 /// One piece of advice: a board as read, and the solver's decision on it.
@@ -102,7 +110,7 @@ pub fn advise(
     let mut solver: Option<Box<dyn Solver>> = None;
     let mut count = 0u64;
     while !cfg.stop.load(Ordering::SeqCst) {
-        let board = match look(src, reader, cfg, &mut opts)? {
+        let board = match look(src, reader, cfg, &mut opts, last.as_ref())? {
             Look::Board(b) => b,
             Look::End(end) => return Ok(end),
             Look::Again => continue,
@@ -130,12 +138,15 @@ pub fn advise(
     Ok(AdviseEnd::Stopped)
 }
 
-/// Settles and reads one frame; `opts.region` follows the board.
+/// Settles and reads one frame; `opts.region` follows the board. Cells it cannot read are
+/// learned (issue 24) when exactly one move from `last` (the last board read whole) explains
+/// the frame with the engine's values in them ([`learn::the_move`]).
 fn look(
     src: &mut dyn FrameSource,
     reader: &mut Reader,
     cfg: &AdviseConfig,
     opts: &mut SettleOptions,
+    last: Option<&AnyBoard>,
 ) -> Result<Look, CaptureError> {
     let s = match capture::settle(src, opts) {
         Ok(s) => s,
@@ -175,6 +186,10 @@ fn look(
     if let Err(e) = capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black) {
         return Ok(skip(AdviseEnd::Covered(e.to_string())));
     }
+    let g = match last.and_then(|b| learn::the_move(b, &g)) {
+        Some((before, after)) => learn_unread(reader, cfg, &s.frame.image, &before, &after, g),
+        None => g,
+    };
     Ok(g.board().map_or_else(
         || {
             skip(AdviseEnd::Unreadable(format!(
@@ -184,6 +199,39 @@ fn look(
         },
         Look::Board,
     ))
+}
+
+/// Learns the cells of `g` the reader could not read, as the engine knows them after the move
+/// from `before` to `after` (see [`learn::learn_after`]); says what it learned, or why not,
+/// through [`AdviseConfig::notes`]. Returns the grid with them, or `g` as it was.
+fn learn_unread(
+    reader: &mut Reader,
+    cfg: &AdviseConfig,
+    image: &image::RgbaImage,
+    before: &AnyBoard,
+    after: &AnyBoard,
+    g: ReadGrid,
+) -> ReadGrid {
+    let note = |line: String| {
+        if let Some(sink) = &cfg.notes {
+            sink.send(&line);
+        }
+    };
+    match learn::learn_after(reader, image, before, after, &g) {
+        None => g,
+        Some(Ok((taken, lessons))) => {
+            for l in &lessons {
+                note(format!(
+                    "learning: {l}: the reader could not read it, the engine knows it; read so from now on"
+                ));
+            }
+            taken
+        }
+        Some(Err(e)) => {
+            note(format!("not learned: {e}"));
+            g
+        }
+    }
 }
 
 /// The decision on `board`, building the solver for its shape first when there is none yet or

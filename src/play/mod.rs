@@ -7,6 +7,12 @@
 //! and a recording key sink). The solver is built once the start board's shape is known, through
 //! the caller's [`SolverFor`].
 //!
+//! Learning by playing (issue 24): a settled frame whose only fault is cells the reader could
+//! not read where the engine knows the tile (a merged or slid tile, never the new one) has those
+//! cells' looks learned ([`Reader::learn`]) and taken as the engine's values, when they look like
+//! such tiles; the reader reads them for the rest of the run, and `bot2048 play` saves what was
+//! learned as a profile. A cell that reads otherwise (another value, empty) is still a desync.
+//!
 //! Per move: the solver decides on the mirror's board (having pondered the afterstate's chance
 //! node during the animation, [`ponder`]); the key is pressed and its effect verified
 //! by a small state machine ([`step`], driven by `turn`): afterstate + one new 2/4 counts; the old
@@ -34,6 +40,7 @@ pub mod advise;
 pub mod calibrate;
 mod cover;
 mod dump;
+pub mod learn;
 pub mod live;
 pub mod mirror;
 pub mod ponder;
@@ -114,6 +121,10 @@ pub struct PlayConfig {
     pub key_retries: u32,
     /// Where the progress line goes (`None`: nowhere); the library prints nothing itself.
     pub progress: Option<ProgressSink>,
+    /// Where the run's notes go, one line each without a newline (`None`: nowhere): what was
+    /// learned while playing (issue 24), e.g. `learning: row 1, column 0: a 16 (background
+    /// #4fae7f, digits #ffffff): ...`.
+    pub notes: Option<ProgressSink>,
     /// Where to write frames and the log (`--record`).
     pub record: Option<PathBuf>,
     /// Replace a recording already in `record` (`--force`); otherwise such a directory is refused.
@@ -145,6 +156,7 @@ impl Default for PlayConfig {
             rereads: 4,
             key_retries: 3,
             progress: None,
+            notes: None,
             record: None,
             record_force: false,
             record_max_bytes: None,

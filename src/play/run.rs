@@ -64,6 +64,13 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Hands a note to [`PlayConfig::notes`], if any.
+    pub fn note(&self, line: &str) {
+        if let Some(sink) = &self.cfg.notes {
+            sink.send(line);
+        }
+    }
+
     /// Hands the progress line to [`PlayConfig::progress`], if any.
     fn progress(&self) {
         if let Some(sink) = &self.cfg.progress {

@@ -3,6 +3,7 @@ use super::mirror::{self, ReadGrid};
 use super::stop::{Stop, StopReason};
 use crate::engine::{AnyBoard, Position, Shape};
 use crate::stats;
+use crate::vision::TileLesson;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -67,6 +68,12 @@ pub struct Summary {
     /// The board's shape (`"4x4"`, `"5x5"`, `"3x5"` = rows x columns); `null` when no board was
     /// read.
     pub shape: Option<Shape>,
+    /// The tile looks learned while playing (issue 24), in order: cells the reader could not
+    /// read whose value the engine knew (row, col, value, background, text).
+    pub learned: Vec<TileLesson>,
+    /// Where the profile learned while playing was saved (set by `bot2048 play`); `null` when
+    /// nothing was learned or it was not saved.
+    pub learned_profile: Option<String>,
 }
 
 /// The running counts and timings of a run.
@@ -94,6 +101,8 @@ pub(super) struct Tally {
     pub first_key: Option<Instant>,
     pub last_move: Option<Instant>,
     pub started: Instant,
+    /// Tile looks learned while playing.
+    pub learned: Vec<TileLesson>,
 }
 
 impl Tally {
@@ -117,6 +126,7 @@ impl Tally {
             first_key: None,
             last_move: None,
             started: Instant::now(),
+            learned: Vec::new(),
         }
     }
 
@@ -183,6 +193,8 @@ impl Tally {
             frames_capped_from: None,
             recording_error: None,
             shape: board.map(|b| b.shape()),
+            learned: self.learned,
+            learned_profile: None,
         }
     }
 }

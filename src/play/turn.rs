@@ -8,6 +8,7 @@
 //! ([`win::on_win_dialog`]); any other cover stops the move.
 use super::cover::{settle_frame_until, Cover, GameUi};
 use super::dump::{self, Desync};
+use super::learn;
 use super::mirror::{self, Mismatch, ReadGrid, Verdict};
 use super::read_image;
 use super::run::Run;
@@ -17,7 +18,7 @@ use super::win::{self, WinDialog, WinState};
 use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
 use crate::engine::{AnyBoard, Move, Position};
 use crate::input::KeySink;
-use crate::vision::{BoardStatus, Reader};
+use crate::vision::{BoardStatus, Reader, TileLesson};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -357,11 +358,15 @@ fn observe(
     if r.status == BoardStatus::GameOver && g.board().is_none() {
         return Event::GameOver;
     }
+    let g = learn_unread(reader, run, plan, &s.frame.image, g);
     run.last_read = Some(g.clone());
     let event = match mirror::compare(&plan.before, &plan.after, &g) {
         Verdict::Spawned { board, .. } => {
             // a read that fits the mirror: its grid is the one to come back to
             reader.anchor_grid();
+            if reader.learned_profile().is_some() {
+                reader.learn_known(&s.frame.image, &learn::rows_u32(&board));
+            }
             seen.next = Some(board);
             Event::Spawned
         }
@@ -379,6 +384,57 @@ fn observe(
     };
     seen.read = Some(g);
     event
+}
+
+/// Learning by playing (issue 24): when the only fault of `g` is cells the reader could not
+/// read where the afterstate has a tile the engine knows ([`learn::engine_fill`]), the reader
+/// learns those cells' looks and the grid with the engine's values is returned; when a cell does
+/// not look like its tile (it looks empty, the wrong number of digits, covered), nothing is
+/// learned and `g` comes back unchanged, for the mirror to see the disagreement. Says what it
+/// learned, or why not, through [`Run::note`], and logs each lesson.
+fn learn_unread(
+    reader: &mut Reader,
+    run: &mut Run<'_>,
+    plan: &Planned,
+    image: &image::RgbaImage,
+    g: ReadGrid,
+) -> ReadGrid {
+    match learn::learn_after(reader, image, &plan.before, &plan.after, &g) {
+        None => g,
+        Some(Ok((taken, lessons))) => {
+            for l in &lessons {
+                note_lesson(run, l);
+            }
+            taken
+        }
+        Some(Err(e)) => {
+            run.note(&format!(
+                "not learned after move {}: {e}; the read stays unreadable there",
+                run.tally.moves + 1
+            ));
+            g
+        }
+    }
+}
+
+/// Says and logs one lesson, and counts it in the summary.
+fn note_lesson(run: &mut Run<'_>, l: &TileLesson) {
+    run.note(&format!(
+        "learning after move {}: {l}: the reader could not read it, the engine knows it; read so from now on",
+        run.tally.moves + 1
+    ));
+    let moves = run.tally.moves;
+    if let Some(rec) = &mut run.rec {
+        rec.event(&LogEvent::Learned {
+            moves,
+            row: l.row,
+            col: l.col,
+            value: l.value,
+            background: l.background.to_string(),
+            text: l.text.to_string(),
+        });
+    }
+    run.tally.learned.push(l.clone());
 }
 
 /// The game's win dialog covers the board during the move: close it, or stop, by `--on-win`.
@@ -599,6 +655,208 @@ mod tests {
     }
 
     const LEFT_BEFORE: [u64; 16] = [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2];
+
+    /// A frame of tests/data/web-restyled (the web game in other colours and URW Gothic, a game
+    /// no built-in profile knows), cropped to the board.
+    fn restyled(i: usize) -> image::RgbaImage {
+        let path = format!(
+            "{}/tests/data/web-restyled/frames/{i:06}.png",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        image::open(&path).expect(&path).to_rgba8()
+    }
+
+    /// Frame 16, labelled by eye; `left` made frame 17.
+    const RESTYLED_16: [u64; 16] = [0, 0, 0, 2, 4, 0, 0, 0, 4, 4, 0, 0, 8, 8, 4, 2];
+    /// Frame 17, labelled by eye: the first 16 (row 3, column 0), a new 2 at row 2, column 2.
+    const RESTYLED_17: [[u32; 4]; 4] = [[2, 0, 0, 0], [4, 0, 0, 0], [8, 0, 2, 0], [16, 4, 2, 0]];
+
+    fn rows(b: &[[u32; 4]; 4]) -> Vec<Vec<u32>> {
+        b.iter().map(|r| r.to_vec()).collect()
+    }
+
+    fn read_rows(g: &ReadGrid) -> Vec<Vec<Option<u64>>> {
+        g.rows()
+    }
+
+    fn some(b: &[[u32; 4]; 4]) -> Vec<Vec<Option<u64>>> {
+        b.iter()
+            .map(|r| r.iter().map(|&v| Some(u64::from(v))).collect())
+            .collect()
+    }
+
+    /// A reader as `play --profile auto` has it on frame 16 of the restyled game: read (without
+    /// a profile: no built-in knows its colours) and confirmed.
+    fn reader_on_16() -> Reader {
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let r = reader.read(&restyled(16)).unwrap();
+        let g = crate::play::read_grid(&r).unwrap();
+        assert_eq!(
+            g.cells().iter().map(|c| c.unwrap()).collect::<Vec<_>>(),
+            RESTYLED_16
+        );
+        reader.anchor_grid();
+        reader
+    }
+
+    /// Frame 17 read by `reader`, then through [`learn_unread`] for the move `plan`: the grid
+    /// returned and the run's learned tiles.
+    fn learn_on_17(reader: &mut Reader, plan: &Planned) -> (ReadGrid, Vec<TileLesson>) {
+        let img = restyled(17);
+        let (_, g) = read_image(reader, &img).unwrap();
+        let cfg = crate::play::PlayConfig::default();
+        let mut run = Run::new(&cfg, None);
+        let g = learn_unread(reader, &mut run, plan, &img, g);
+        (g, run.tally.learned)
+    }
+
+    /// Issue 24, learning by playing: the restyled game's first 16 (a merge of two 8s after
+    /// `left`) cannot be read without a profile (the built-ins' digits are not URW Gothic's);
+    /// the engine knows it, it looks like a tile (its colour is the stylesheet's #4fae7f, not
+    /// the empty #46637a; two digit shapes), so it is taken from the engine and learned, and the
+    /// reader reads it from then on, and with it the 16 and 512 of a later frame (300).
+    #[test]
+    fn a_cell_the_reader_cannot_read_is_taken_from_the_engine_and_learned() {
+        let mut reader = reader_on_16();
+        let (_, g) = read_image(&mut reader, &restyled(17)).unwrap();
+        let mut unread: Vec<usize> = (0..16).filter(|&i| g.cells()[i].is_none()).collect();
+        assert_eq!(unread, [12], "the 16 at row 3, column 0 is unreadable");
+        let before = RESTYLED_16;
+        let left = plan(before, Move::Left);
+        let (g, learned) = learn_on_17(&mut reader, &left);
+        assert_eq!(read_rows(&g), some(&RESTYLED_17));
+        match mirror::compare(&left.before, &left.after, &g) {
+            Verdict::Spawned { cell, value, .. } => assert_eq!((cell, value), ((2, 2), 2)),
+            v => panic!("{v:?}"),
+        }
+        assert_eq!(learned.len(), 1);
+        let l = &learned[0];
+        assert_eq!((l.row, l.col, l.value), (3, 0, 16));
+        // the stylesheet's colours (tests/data/web-restyled/restyle.css), within a few levels
+        assert!(
+            l.background.dist(crate::vision::Rgb([0x4f, 0xae, 0x7f])) <= 3,
+            "{l}"
+        );
+        assert!(
+            l.text.dist(crate::vision::Rgb([0xff, 0xff, 0xff])) <= 3,
+            "{l}"
+        );
+        assert_eq!(l.glyphs.iter().map(|(d, _)| *d).collect::<Vec<_>>(), [1, 6]);
+        // read so for the rest of the run: the same frame, and a later one with a 16 and a 512
+        let (_, again) = read_image(&mut reader, &restyled(17)).unwrap();
+        assert_eq!(read_rows(&again), some(&RESTYLED_17));
+        let (_, later) = read_image(&mut reader, &restyled(300)).unwrap();
+        assert_eq!(read_rows(&later), some(&RESTYLED_300));
+        unread = (0..16).filter(|&i| later.cells()[i].is_none()).collect();
+        assert!(unread.is_empty());
+        let p = reader.learned_profile().unwrap();
+        assert!(p.tiles.iter().any(|t| t.value == 16));
+    }
+
+    /// Frame 300 of the same run, labelled by eye.
+    const RESTYLED_300: [[u32; 4]; 4] =
+        [[8, 32, 64, 512], [2, 4, 8, 16], [0, 0, 4, 2], [0, 2, 2, 0]];
+
+    /// A look that contradicts the engine is no lesson: where the engine expects a 2 and the
+    /// frame shows an empty cell, or a 4 where it shows a 2, the read stays as read, nothing is
+    /// learned (not even the unreadable 16 of the same frame), and the mirror sees a desync.
+    #[test]
+    fn a_look_that_contradicts_the_engine_is_a_desync() {
+        // the engine thinks row 1 was 4 2 0 0: after left a 2 at row 1, column 1, empty there
+        let mut before = RESTYLED_16;
+        before[5] = 2;
+        // the engine thinks row 0 was 0 0 0 4: a 4 at row 0, column 0, where a 2 shows
+        let mut four = RESTYLED_16;
+        four[3] = 4;
+        for (before, cell, expected, read) in
+            [(before, (1, 1), 2, Some(0)), (four, (0, 0), 4, Some(2))]
+        {
+            let mut reader = reader_on_16();
+            let left = plan(before, Move::Left);
+            let (g, learned) = learn_on_17(&mut reader, &left);
+            assert!(learned.is_empty());
+            assert!(reader.learned_profile().is_none());
+            assert_eq!(g.cells()[12], None, "the 16 stays unreadable");
+            let Verdict::Desync(Mismatch::Cells(diffs)) =
+                mirror::compare(&left.before, &left.after, &g)
+            else {
+                panic!("not a desync");
+            };
+            let d = diffs.iter().find(|d| (d.row, d.col) == cell).unwrap();
+            assert_eq!((d.expected, d.read), (expected, read));
+        }
+        // asked directly to learn an empty cell as a 2: it looks empty
+        let mut reader = reader_on_16();
+        let mut board = rows(&RESTYLED_17);
+        board[1][1] = 2;
+        let e = reader
+            .learn(&restyled(17), &board, &[(1, 1, 2)])
+            .unwrap_err();
+        assert!(
+            matches!(e.why, crate::vision::LessonRefused::LooksEmpty { .. }),
+            "{e}"
+        );
+        // and a 16 is not an 8: two digit shapes where an 8 has one
+        let e = reader
+            .learn(&restyled(17), &rows(&RESTYLED_17), &[(3, 0, 8)])
+            .unwrap_err();
+        assert_eq!(
+            e.why,
+            crate::vision::LessonRefused::Glyphs { seen: 2, want: 1 }
+        );
+        assert!(reader.learned_profile().is_none());
+    }
+
+    /// The profile learned on frame 17 (the 16, then the 2s, 4s and 8s of the confirmed board),
+    /// saved to a profile folder, loaded and read with as `play --profile auto` reads on the next
+    /// run: it is the profile that reads the opening frame, and it reads the 16 of frame 17 from
+    /// the first read. Saving again never overwrites: the next name is `NAME.2`, and a built-in
+    /// name is never used.
+    #[test]
+    fn a_learned_profile_saved_and_loaded_reads_the_tile_from_the_first_frame() {
+        let mut reader = reader_on_16();
+        let left = plan(RESTYLED_16, Move::Left);
+        let (g, learned) = learn_on_17(&mut reader, &left);
+        assert_eq!(learned.len(), 1);
+        let added = reader.learn_known(&restyled(17), &rows(&RESTYLED_17));
+        assert_eq!(added, [2, 4, 8]);
+        assert_eq!(read_rows(&g), some(&RESTYLED_17));
+        let dir = tempfile::tempdir().unwrap();
+        let learned = reader.learned_profile().unwrap();
+        let (name, path) =
+            crate::vision::profile::save_learned(learned, "learned-2048", dir.path()).unwrap();
+        assert_eq!(name, "learned-2048");
+        let (name2, path2) =
+            crate::vision::profile::save_learned(learned, "learned-2048", dir.path()).unwrap();
+        assert_eq!(name2, "learned-2048.2");
+        assert_ne!(path, path2);
+        let (name3, _) =
+            crate::vision::profile::save_learned(learned, "learned-2048.2", dir.path()).unwrap();
+        assert_eq!(name3, "learned-2048.3");
+        let (web, _) =
+            crate::vision::profile::save_learned(learned, "web-2048", dir.path()).unwrap();
+        assert_eq!(web, "web-2048.2", "never a built-in name");
+        let loaded = Profile::load_file(&path).unwrap();
+        assert_eq!(loaded.name, "learned-2048");
+        let mut all = Profile::builtins().unwrap();
+        all.push(loaded);
+        let mut next = Reader::new(ProfileChoice::Among(all.clone()));
+        let r = next.read(&restyled(0)).unwrap();
+        assert_eq!(r.profile, "learned-2048");
+        let opening = [[0, 0, 2, 0], [0, 0, 0, 2], [0; 4], [0; 4]];
+        assert_eq!(
+            read_rows(&crate::play::read_grid(&r).unwrap()),
+            some(&opening)
+        );
+        let mut next = Reader::new(ProfileChoice::Among(all));
+        let r = next.read(&restyled(17)).unwrap();
+        assert_eq!(r.profile, "learned-2048");
+        assert!(r.issues.is_empty(), "{:?}", r.issues);
+        assert_eq!(
+            read_rows(&crate::play::read_grid(&r).unwrap()),
+            some(&RESTYLED_17)
+        );
+    }
 
     #[test]
     fn a_growing_tile_is_read_on_the_web_game_from_half_opacity() {

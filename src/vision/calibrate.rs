@@ -13,9 +13,16 @@
 //! 5. an overlay's colour and opacity are fitted by least squares to (plain colour, colour
 //!    under overlay) pairs: `seen = (1 - alpha) * plain + alpha * colour`; it means "won" when its
 //!    board holds a 2048 or higher tile, "game over" when its board has no legal move.
+//!
+//! Learning while playing (issue 24) takes one tile at a time: [`tile_lesson`] checks that a
+//! cell the engine knows looks like a tile of its value (one plain background unlike the empty
+//! cell, its value's number of digit-like shapes, nothing covering it) with the same per-cell
+//! steps as the [`Learner`] (ring colour, text colour, digit glyphs), and
+//! [`TileLesson::teach`] adds the look to a profile.
 use super::cells::{glyphs, ring_colour, text_colour, MAX_FOREIGN};
 use super::colour::{median, Rgb};
-use super::grid::{candidate_colours, find_grid, GridRect};
+use super::glyph::Glyph;
+use super::grid::{candidate_colours, find_grid, CellRect, GridRect};
 use super::labels::Label;
 use super::profile::{
     BoardLook, CellLook, GlyphTemplate, Glyphs, Overlay, OverlayStatus, Profile, TileLook,
@@ -36,6 +43,10 @@ const MIN_LEARN_SHARE: f32 = 0.6;
 const CANDIDATE_COLOURS: usize = 10;
 /// Tolerance used when searching a grid without a profile.
 const SEARCH_TOLERANCE: u8 = 10;
+/// Smallest colour distance (8-bit levels, largest channel) between a tile learned while
+/// playing and the empty cell: a cell closer to the empty colour looks empty, and contradicts
+/// the engine's tile.
+pub const MIN_TILE_CONTRAST: u8 = 24;
 
 /// One (image, board) pair.
 struct Sample {
@@ -297,14 +308,12 @@ fn sum_glyphs(plain: &[&Located], tiles: &[TileLook]) -> GlyphSums {
             if share < MIN_LEARN_SHARE || c.dist(t.background) > MIN_TOLERANCE {
                 return;
             }
-            let (gl, foreign) = glyphs(&l.sample.image, &rect, t.background, t.text);
-            let digits = v.to_string();
-            if gl.len() != digits.len() || foreign > MAX_FOREIGN {
+            let Ok(gl) = digit_glyphs(&l.sample.image, &rect, v, t.background, t.text) else {
                 return;
-            }
-            for (g, d) in gl.iter().zip(digits.bytes()) {
+            };
+            for (d, g) in &gl {
                 let e = sums
-                    .entry(d - b'0')
+                    .entry(*d)
                     .or_insert((vec![0; GLYPH_SIZE * GLYPH_SIZE], 0.0, 0));
                 for (s, &x) in e.0.iter_mut().zip(&g.levels) {
                     *s += u32::from(x);
@@ -315,6 +324,213 @@ fn sum_glyphs(plain: &[&Located], tiles: &[TileLook]) -> GlyphSums {
         });
     }
     sums
+}
+
+/// The glyphs of a tile of `value` on background `bg` with text colour `text`, paired with the
+/// value's decimal digits, left to right.
+///
+/// # Errors
+/// [`LessonRefused::Covered`] when more than [`MAX_FOREIGN`] of the text box is in neither
+/// colour (a dialog, an overlay caption, a tile mid-slide); [`LessonRefused::Glyphs`] when the
+/// number of digit-like shapes is not the value's number of digits.
+fn digit_glyphs(
+    img: &RgbaImage,
+    rect: &CellRect,
+    value: u32,
+    bg: Rgb,
+    text: Rgb,
+) -> Result<Vec<(u8, Glyph)>, LessonRefused> {
+    let (gl, foreign) = glyphs(img, rect, bg, text);
+    if foreign > MAX_FOREIGN {
+        return Err(LessonRefused::Covered {
+            percent: foreign * 100.0,
+        });
+    }
+    let digits = value.to_string();
+    if gl.len() != digits.len() {
+        return Err(LessonRefused::Glyphs {
+            seen: gl.len(),
+            want: digits.len(),
+        });
+    }
+    Ok(digits.bytes().map(|d| d - b'0').zip(gl).collect())
+}
+
+/// Why a cell's look is not learned as the tile the engine says is there (see [`tile_lesson`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LessonRefused {
+    /// The reader is tracking no grid, so there is no cell to look at.
+    #[error("no board grid is being tracked")]
+    NoGrid,
+    /// The cell is not on the tracked grid.
+    #[error("the cell is outside the {rows}x{cols} board")]
+    OutsideBoard {
+        /// Rows of the tracked grid.
+        rows: usize,
+        /// Columns of the tracked grid.
+        cols: usize,
+    },
+    /// The cell's edge ring is not mostly one colour (a tile between cells, a dialog).
+    #[error("its edge is not one plain colour ({percent:.0}% of it is)")]
+    NotPlain {
+        /// Share of the ring in its dominant colour, percent.
+        percent: f32,
+    },
+    /// The cell's background is the empty cell's colour (or too close to it).
+    #[error("it looks like an empty cell (background {seen}, empty cells {empty})")]
+    LooksEmpty {
+        /// The cell's background.
+        seen: Rgb,
+        /// The empty cell's colour.
+        empty: Rgb,
+    },
+    /// No empty cell to compare with: the board has none, and the profile gives none.
+    #[error("no empty cell on the board to tell a tile from")]
+    NoEmptyColour,
+    /// The cell's centre is plain: no digits.
+    #[error("no digits on it")]
+    NoText,
+    /// Something in neither the background nor the text colour covers the digits.
+    #[error("something covers its digits ({percent:.1}% of its text box is in neither colour)")]
+    Covered {
+        /// Share of the text box in neither colour, percent.
+        percent: f32,
+    },
+    /// The number of digit-like shapes is not the value's number of digits.
+    #[error("{seen} digit-like shape(s) where the value has {want} digit(s)")]
+    Glyphs {
+        /// Shapes seen.
+        seen: usize,
+        /// Digits of the value.
+        want: usize,
+    },
+}
+
+/// One tile's look, taken from one frame on which the engine knows the tile's value: what
+/// [`tile_lesson`] learned, for [`TileLesson::teach`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TileLesson {
+    /// Row of the cell, 0 = top.
+    pub row: usize,
+    /// Column of the cell, 0 = left.
+    pub col: usize,
+    /// The tile's value (the engine's).
+    pub value: u32,
+    /// The tile's background colour (its edge ring's dominant colour).
+    pub background: Rgb,
+    /// The digits' colour.
+    pub text: Rgb,
+    /// Each digit of the value, left to right, with its glyph as seen.
+    #[serde(skip)]
+    pub glyphs: Vec<(u8, Glyph)>,
+}
+
+impl std::fmt::Display for TileLesson {
+    /// In words, e.g. `row 1, column 0: a 16 (background #4fae7f, digits #ffffff)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let article = if self.value.to_string().starts_with('8') {
+            "an"
+        } else {
+            "a"
+        };
+        write!(
+            f,
+            "row {}, column {}: {article} {} (background {}, digits {})",
+            self.row, self.col, self.value, self.background, self.text
+        )
+    }
+}
+
+impl TileLesson {
+    /// Adds this look to `profile`: the tile's colours when the profile has no look for its
+    /// value, and a template for each of its digits in `new_digits` (`new_digits[d]`: learn
+    /// digit `d`). Returns the digits added.
+    pub fn teach(&self, profile: &mut Profile, new_digits: &[bool; 10]) -> Vec<u8> {
+        if !profile.tiles.iter().any(|t| t.value == self.value) {
+            profile.tiles.push(TileLook {
+                value: self.value,
+                background: self.background,
+                text: self.text,
+            });
+            profile.tiles.sort_by_key(|t| t.value);
+        }
+        let mut added = Vec::new();
+        for (d, g) in &self.glyphs {
+            if !new_digits[usize::from(*d)] || added.contains(d) {
+                continue;
+            }
+            let glyphs = profile.glyphs.get_or_insert_with(|| Glyphs {
+                size: GLYPH_SIZE,
+                digit: Vec::new(),
+            });
+            glyphs
+                .digit
+                .push(GlyphTemplate::from_levels(*d, g.aspect, &g.levels));
+            added.push(*d);
+        }
+        added
+    }
+}
+
+/// Looks at cell `rect` of `img`, which the engine says holds a tile of `value`, and learns its
+/// look when what is seen fits: the cell's edge ring is at least 60% one colour, that colour is
+/// at least [`MIN_TILE_CONTRAST`] from `empty` (the empty cell's colour), the centre has text,
+/// and the text splits into the value's number of digit-like shapes with nothing else over them.
+/// `(row, col)` only name the cell in the lesson.
+///
+/// # Errors
+/// A [`LessonRefused`] saying what did not fit (a cell that looks empty contradicts the engine).
+pub fn tile_lesson(
+    img: &RgbaImage,
+    rect: &CellRect,
+    (row, col): (usize, usize),
+    value: u32,
+    empty: Rgb,
+) -> Result<TileLesson, LessonRefused> {
+    let (background, share) = ring_colour(img, rect).unwrap_or((Rgb::BLACK, 0.0));
+    if background.dist(empty) < MIN_TILE_CONTRAST {
+        return Err(LessonRefused::LooksEmpty {
+            seen: background,
+            empty,
+        });
+    }
+    if share < MIN_LEARN_SHARE {
+        return Err(LessonRefused::NotPlain {
+            percent: share * 100.0,
+        });
+    }
+    let text = text_colour(img, rect, background).ok_or(LessonRefused::NoText)?;
+    let glyphs = digit_glyphs(img, rect, value, background, text)?;
+    Ok(TileLesson {
+        row,
+        col,
+        value,
+        background,
+        text,
+        glyphs,
+    })
+}
+
+/// A profile for a game found without one, to learn into while playing: its board colour
+/// `board`, its empty cell `empty`, no tiles or digits yet (they come from [`TileLesson::teach`]).
+pub fn blank_profile(name: &str, board: Rgb, empty: Rgb) -> Profile {
+    Profile {
+        name: name.to_string(),
+        format: 1,
+        board: Some(BoardLook {
+            colour: board,
+            tolerance: SEARCH_TOLERANCE,
+        }),
+        cells: Some(CellLook {
+            empty,
+            tolerance: (MIN_TOLERANCE + MAX_TOLERANCE) / 2,
+        }),
+        tiles: Vec::new(),
+        overlays: Vec::new(),
+        glyphs: None,
+        animation: None,
+        game: None,
+    }
 }
 
 /// Each digit's template: the mean of its glyphs.

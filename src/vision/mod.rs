@@ -12,7 +12,8 @@
 //! whole board it reads without one (`freeform.rs`: digits alone, against every built-in's
 //! templates), and where no grid with gaps is found it looks for a board drawn without gaps
 //! ([`gapless`]). [`calibrate::Learner`] makes profiles from (image, known board) pairs;
-//! [`annotate`] draws what was read.
+//! [`Reader::learn`] learns a tile's look while playing, from one frame on which the engine
+//! knows the tile ([`calibrate::tile_lesson`]); [`annotate`] draws what was read.
 //!
 //! ```no_run
 //! use bot2048::vision::{Profile, ProfileChoice, Reader};
@@ -34,6 +35,7 @@ pub mod labels;
 pub mod profile;
 mod reading;
 
+pub use calibrate::{LessonRefused, TileLesson};
 pub use cells::Growing;
 pub use colour::Rgb;
 pub use grid::{CellRect, GridRect};
@@ -143,9 +145,44 @@ pub struct Reader {
     fill_until_anchor: bool,
     /// Whether to read without a profile when no profile reads the whole board (auto only).
     freeform: bool,
-    /// Digit templates of every built-in profile (for reading without a profile).
+    /// Digit templates of every built-in profile (for reading without a profile), and the
+    /// digits learned while playing ([`Reader::learn`]).
     all_templates: TemplateSet,
+    /// What was learned while playing, once anything was.
+    learning: Option<Learning>,
 }
+
+/// What a reader learned while playing ([`Reader::learn`]).
+#[derive(Clone, Debug)]
+struct Learning {
+    /// The profile learned into, to be saved: a copy of the tracked profile, or a profile made
+    /// for a game found without one ([`calibrate::blank_profile`]).
+    profile: Profile,
+    /// The name of the profile it started from (`None`: the game was read without one).
+    from: Option<String>,
+    /// The digits whose look was learned (`digits[d]`).
+    digits: [bool; 10],
+    /// Every tile look learned from a cell the reader could not read, in order.
+    lessons: Vec<TileLesson>,
+}
+
+/// A cell whose look was not learned: where, what the engine says it is, and why not.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("row {row}, column {col} (a {value} by the engine): {why}")]
+pub struct LearnRefused {
+    /// Row, 0 = top.
+    pub row: usize,
+    /// Column, 0 = left.
+    pub col: usize,
+    /// The value the engine knows.
+    pub value: u32,
+    /// Why its look was not learned.
+    pub why: LessonRefused,
+}
+
+/// Name of the profile a reader learns into when the game was found without one (the caller
+/// names the saved file).
+pub const LEARNED_NAME: &str = "learned";
 
 /// Templates of every built-in profile (used for digits a profile has not learned).
 fn builtin_templates() -> TemplateSet {
@@ -186,7 +223,154 @@ impl Reader {
             fill_until_anchor: false,
             freeform,
             all_templates: fallback,
+            learning: None,
         }
+    }
+
+    /// Learns the looks of tiles the engine knows and this reader could not read, on the
+    /// remembered grid of `img`, for the rest of the run: `cells` are (row, column, value) of
+    /// such tiles, `board` the whole board the frame shows (rows of values, 0 = empty: the
+    /// engine's afterstate plus the new tile read). Each cell must look like a tile of its value
+    /// ([`calibrate::tile_lesson`]: a plain colour unlike the empty cell's, the value's number of
+    /// digit-like shapes, nothing over them); then its colours and the glyphs of the digits not
+    /// learned yet go into the profile of the remembered grid and into the templates read
+    /// without a profile, and into the profile that [`Reader::learned_profile`] gives to save.
+    /// All the cells are learned, or none. Returns the lessons (none for no cells).
+    ///
+    /// # Errors
+    /// [`LearnRefused`] for the first cell that does not fit (or [`LessonRefused::NoGrid`],
+    /// [`LessonRefused::NoEmptyColour`] for the first cell); nothing is learned then.
+    pub fn learn(
+        &mut self,
+        img: &RgbaImage,
+        board: &[Vec<u32>],
+        cells: &[(usize, usize, u32)],
+    ) -> Result<Vec<TileLesson>, LearnRefused> {
+        let Some(&first) = cells.first() else {
+            return Ok(Vec::new());
+        };
+        let refuse = |(row, col, value): (usize, usize, u32), why| LearnRefused {
+            row,
+            col,
+            value,
+            why,
+        };
+        let (grid, profile, board_colour) = match self.tracking {
+            Tracking::Acquired { grid, profile, .. } => {
+                let p = &self.profiles[profile].profile;
+                (grid, Some(profile), p.board.as_ref().map(|b| b.colour))
+            }
+            Tracking::Freeform { grid, board, .. } => (grid, None, Some(board)),
+            Tracking::Lost => return Err(refuse(first, LessonRefused::NoGrid)),
+        };
+        let empty = match profile.and_then(|i| self.profiles[i].profile.cells.as_ref()) {
+            Some(c) => Some(c.empty),
+            None => empty_colour(img, &grid, board),
+        }
+        .ok_or_else(|| refuse(first, LessonRefused::NoEmptyColour))?;
+        let mut lessons = Vec::with_capacity(cells.len());
+        for &(row, col, value) in cells {
+            if row >= grid.rows || col >= grid.cols {
+                let why = LessonRefused::OutsideBoard {
+                    rows: grid.rows,
+                    cols: grid.cols,
+                };
+                return Err(refuse((row, col, value), why));
+            }
+            let rect = grid.cell(row, col);
+            let lesson = calibrate::tile_lesson(img, &rect, (row, col), value, empty)
+                .map_err(|why| refuse((row, col, value), why))?;
+            lessons.push(lesson);
+        }
+        let learning = self.learning.get_or_insert_with(|| Learning {
+            profile: match profile {
+                Some(i) => self.profiles[i].profile.clone(),
+                None => calibrate::blank_profile(
+                    LEARNED_NAME,
+                    board_colour.unwrap_or(Rgb::BLACK),
+                    empty,
+                ),
+            },
+            from: profile.map(|i| self.profiles[i].profile.name.clone()),
+            digits: [false; 10],
+            lessons: Vec::new(),
+        });
+        for lesson in &lessons {
+            let new = learning.digits.map(|known| !known);
+            let added = lesson.teach(&mut learning.profile, &new);
+            if let Some(i) = profile {
+                let p = &mut self.profiles[i];
+                lesson.teach(&mut p.profile, &new);
+                for (d, g) in lesson.glyphs.iter().filter(|(d, _)| added.contains(d)) {
+                    p.templates.by_digit[usize::from(*d)].push(g.levels.clone());
+                }
+            }
+            for (d, g) in lesson.glyphs.iter().filter(|(d, _)| added.contains(d)) {
+                self.all_templates.by_digit[usize::from(*d)].push(g.levels.clone());
+                learning.digits[usize::from(*d)] = true;
+            }
+            learning.lessons.push(lesson.clone());
+        }
+        Ok(lessons)
+    }
+
+    /// Once [`Reader::learn`] has learned anything: adds to the profile to save the looks of
+    /// the tiles of `board` (the whole board `img` shows, confirmed by the engine: rows of values,
+    /// 0 = empty) whose value it has no look for yet, and the digits it has no template for, so
+    /// that the saved profile reads the game's other tiles too (the opening's 2s and 4s). Tiles
+    /// that do not look plain are passed over; the reader's own reads do not change. Returns the
+    /// values added.
+    pub fn learn_known(&mut self, img: &RgbaImage, board: &[Vec<u32>]) -> Vec<u32> {
+        let Some(learning) = self.learning.as_mut() else {
+            return Vec::new();
+        };
+        let grid = match self.tracking {
+            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => grid,
+            Tracking::Lost => return Vec::new(),
+        };
+        let Some(empty) = learning.profile.cells.as_ref().map(|c| c.empty) else {
+            return Vec::new();
+        };
+        let mut added = Vec::new();
+        for (row, values) in board.iter().enumerate().take(grid.rows) {
+            for (col, &value) in values.iter().enumerate().take(grid.cols) {
+                let p = &learning.profile;
+                if value == 0 || p.tiles.iter().any(|t| t.value == value) || added.contains(&value)
+                {
+                    continue;
+                }
+                let rect = grid.cell(row, col);
+                let Ok(lesson) = calibrate::tile_lesson(img, &rect, (row, col), value, empty)
+                else {
+                    continue;
+                };
+                let mut new = [true; 10];
+                for t in p.glyphs.iter().flat_map(|g| &g.digit) {
+                    new[usize::from(t.digit.min(9))] = false;
+                }
+                lesson.teach(&mut learning.profile, &new);
+                added.push(value);
+            }
+        }
+        added
+    }
+
+    /// The profile learned while playing ([`Reader::learn`]), to save for the next run: the
+    /// profile the game was read with plus what was learned, or a new one for a game read
+    /// without a profile; `None` when nothing was learned.
+    pub fn learned_profile(&self) -> Option<&Profile> {
+        self.learning.as_ref().map(|l| &l.profile)
+    }
+
+    /// The name of the profile learning started from (`None`: nothing learned, or the game was
+    /// read without a profile).
+    pub fn learned_from(&self) -> Option<&str> {
+        self.learning.as_ref().and_then(|l| l.from.as_deref())
+    }
+
+    /// Every tile look learned from a cell this reader could not read, in order.
+    pub fn lessons(&self) -> &[TileLesson] {
+        self.learning.as_ref().map_or(&[], |l| &l.lessons)
     }
 
     /// The board colours this reader searches an image for, with the profile name and the
@@ -660,6 +844,25 @@ impl Reader {
         };
         reading
     }
+}
+
+/// The empty cell's colour on `grid` in `img`: the median edge-ring colour of the cells `board`
+/// (rows of values) says are empty; `None` when it says none is.
+fn empty_colour(img: &RgbaImage, grid: &GridRect, board: &[Vec<u32>]) -> Option<Rgb> {
+    let mut seen = Vec::new();
+    for (row, values) in board.iter().enumerate().take(grid.rows) {
+        for (col, _) in values
+            .iter()
+            .enumerate()
+            .take(grid.cols)
+            .filter(|(_, v)| **v == 0)
+        {
+            if let Some((c, _)) = cells::ring_colour(img, &grid.cell(row, col)) {
+                seen.push(c);
+            }
+        }
+    }
+    colour::median(&seen)
 }
 
 /// Makes a reading without a profile agree with a profile's reading of the same board: a cell

@@ -57,6 +57,75 @@ pub fn is_builtin(name: &str) -> bool {
     BUILTIN.iter().any(|(n, _)| *n == name)
 }
 
+/// Most numbered names [`save_learned`] tries (`NAME.2` … `NAME.99`).
+const MAX_LEARNED_NAMES: u32 = 99;
+
+/// Saves `profile` (learned while playing) in the folder `dir` as `NAME.toml`, where NAME is
+/// the first of `base`, `base.2`, `base.3` … that is no built-in profile's name and no file of
+/// `dir` (a number already ending `base`, as in `web-2048-learned.2`, is dropped first, so a
+/// second run's profile becomes `web-2048-learned.3`, not `web-2048-learned.2.2`). The file is written
+/// atomically and never over an existing file, even one that appears meanwhile; `dir` is made
+/// when missing. The profile's `name` becomes NAME. Returns NAME and the path.
+///
+/// # Errors
+/// [`ProfileError::Invalid`] when `base` is not a plain name ([`is_plain_name`]);
+/// [`ProfileError::NoFreeName`] when every name is taken; [`ProfileError::Write`] when the folder
+/// or the file cannot be written.
+pub fn save_learned(
+    profile: &Profile,
+    base: &str,
+    dir: &Path,
+) -> Result<(String, PathBuf), ProfileError> {
+    if !is_plain_name(base) {
+        return Err(ProfileError::Invalid {
+            origin: dir.display().to_string(),
+            key: "name".into(),
+            reason: format!("{base:?} is not a plain profile name"),
+        });
+    }
+    let stem = match base.rsplit_once('.') {
+        Some((s, n)) if !s.is_empty() && n.parse::<u32>().is_ok_and(|n| n >= 2) => s,
+        _ => base,
+    };
+    let write_err = |path: &Path, source| ProfileError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| {
+        write_err(
+            dir,
+            crate::fsio::WriteError::Io {
+                path: dir.to_path_buf(),
+                source: e,
+            },
+        )
+    })?;
+    for n in 1..=MAX_LEARNED_NAMES {
+        let name = if n == 1 {
+            stem.to_string()
+        } else {
+            format!("{stem}.{n}")
+        };
+        let path = dir.join(format!("{name}.toml"));
+        if is_builtin(&name) || path.exists() {
+            continue;
+        }
+        let mut p = profile.clone();
+        p.name = name.clone();
+        match crate::fsio::write_bytes(&path, p.to_toml().as_bytes(), crate::fsio::Existing::Keep) {
+            Ok(()) => return Ok((name, path)),
+            // appeared meanwhile: the next name
+            Err(crate::fsio::WriteError::Exists(_)) => continue,
+            Err(e) => return Err(write_err(&path, e)),
+        }
+    }
+    Err(ProfileError::NoFreeName {
+        dir: dir.display().to_string(),
+        base: stem.to_string(),
+        last: MAX_LEARNED_NAMES,
+    })
+}
+
 /// Where a resolved `--profile` came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProfileOrigin {
@@ -629,6 +698,24 @@ pub enum ProfileError {
         /// The TOML parser's message (line, column and key).
         message: String,
     },
+    /// A learned profile could not be written.
+    #[error("cannot write profile {path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        source: crate::fsio::WriteError,
+    },
+    /// No free name was found for a learned profile (`NAME`, `NAME.2` … all taken).
+    #[error("no free name for a learned profile in {dir}: {base} to {base}.{last} are all taken")]
+    NoFreeName {
+        /// The folder.
+        dir: String,
+        /// The name tried first.
+        base: String,
+        /// The last number tried.
+        last: u32,
+    },
     /// A key has a value out of range.
     #[error("profile {origin}: key `{key}`: {reason}")]
     Invalid {
@@ -878,6 +965,53 @@ mod tests {
     /// A small valid profile named `name`.
     fn tiny(name: &str) -> String {
         format!("name = \"{name}\"\n[board]\ncolour = \"#102030\"\n")
+    }
+
+    /// A learned profile is saved beside the user's own files and never over one: a user file
+    /// of the name keeps its bytes and the learned one takes the next number; a name that is no
+    /// plain name is refused; the folder is made when missing.
+    #[test]
+    fn a_learned_profile_never_replaces_a_users_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("made/profiles");
+        let learned = Profile::parse(&tiny("learned"), "test").unwrap();
+        let (name, path) = save_learned(&learned, "mine", &user).unwrap();
+        assert_eq!(
+            (name.as_str(), path.clone()),
+            ("mine", user.join("mine.toml"))
+        );
+        std::fs::write(user.join("game.toml"), tiny("game")).unwrap();
+        std::fs::write(user.join("game.2.toml"), "not mine to touch").unwrap();
+        let (name, path) = save_learned(&learned, "game", &user).unwrap();
+        assert_eq!(name, "game.3");
+        assert_eq!(Profile::load_file(&path).unwrap().name, "game.3");
+        assert_eq!(
+            std::fs::read_to_string(user.join("game.toml")).unwrap(),
+            tiny("game")
+        );
+        assert_eq!(
+            std::fs::read_to_string(user.join("game.2.toml")).unwrap(),
+            "not mine to touch"
+        );
+        for bad in ["../up", "a/b", "", "x.toml"] {
+            assert!(
+                matches!(
+                    save_learned(&learned, bad, &user),
+                    Err(ProfileError::Invalid { .. })
+                ),
+                "{bad}"
+            );
+        }
+        // no temporary file is left beside them
+        let mut names: Vec<String> = std::fs::read_dir(&user)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["game.2.toml", "game.3.toml", "game.toml", "mine.toml"]
+        );
     }
 
     #[test]

@@ -149,6 +149,22 @@ pub enum LogEvent {
         /// The cap, bytes.
         max_bytes: u64,
     },
+    /// The look of a tile the reader could not read was learned from the engine's value
+    /// (issue 24: learning by playing).
+    Learned {
+        /// Moves made before (the move being verified is `moves + 1`).
+        moves: u64,
+        /// Row of the cell, 0 = top.
+        row: usize,
+        /// Column of the cell, 0 = left.
+        col: usize,
+        /// The tile's value (the engine's).
+        value: u32,
+        /// Its background colour, `#rrggbb`.
+        background: String,
+        /// Its digits' colour, `#rrggbb`.
+        text: String,
+    },
     /// The run stopped.
     Stop {
         /// Moves made.

@@ -341,6 +341,9 @@ pub fn describe_event(e: &LogEvent) -> String {
         LogEvent::FramesCapped { from_seq, .. } => {
             format!("frames from frame {from_seq} on not saved (--record-max-mb)")
         }
+        LogEvent::Learned {
+            row, col, value, ..
+        } => format!("learned the look of the {value} at row {row}, column {col}"),
         LogEvent::Stop { message, .. } => format!("stopped: {message}"),
     }
 }
@@ -375,6 +378,14 @@ mod tests {
                 bytes: 10,
                 max_bytes: 5,
             },
+            LogEvent::Learned {
+                moves: 2,
+                row: 1,
+                col: 0,
+                value: 16,
+                background: "#4fae7f".into(),
+                text: "#ffffff".into(),
+            },
             LogEvent::Stop {
                 moves: 4,
                 reason: StopReason::GameOver,
@@ -392,6 +403,7 @@ mod tests {
                 "key pressed again: left, press 2",
                 "the win screen was passed",
                 "frames from frame 9 on not saved (--record-max-mb)",
+                "learned the look of the 16 at row 1, column 0",
                 "stopped: game over: no legal move",
             ]
         );
