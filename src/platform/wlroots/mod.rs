@@ -102,19 +102,45 @@ fn focused_others(c: &Client, id: u32, game: &Toplevel) -> Vec<WindowInfo> {
         .collect()
 }
 
-/// Captures the first output toplevel `t` is on.
-fn capture_of(c: &mut Client, copy: &mut Screencopy, t: &Toplevel) -> Result<Frame, CaptureError> {
-    let output = t
-        .outputs
+/// The first output toplevel `t` is on.
+fn output_of(c: &Client, t: &Toplevel) -> Result<client::Output, CaptureError> {
+    t.outputs
         .first()
         .and_then(|o| c.output(*o))
         .cloned()
-        .ok_or_else(|| CaptureError::Occluded("the game window is on no output".into()))?;
-    let image = copy.capture(c, &output.proxy).map_err(capture_err)?;
+        .ok_or_else(|| CaptureError::Occluded("the game window is on no output".into()))
+}
+
+/// Captures the first output toplevel `t` is on.
+fn capture_of(c: &mut Client, copy: &mut Screencopy, t: &Toplevel) -> Result<Frame, CaptureError> {
+    let output = output_of(c, t)?;
+    let image = copy.capture(c, &output.proxy, None).map_err(capture_err)?;
     Ok(Frame {
         image,
         origin: (output.x, output.y),
         taken_at: Instant::now(),
+    })
+}
+
+/// Pixels around the watched area that are captured with it, so that a board found a few pixels
+/// off still lies inside.
+const WATCH_MARGIN: i32 = 24;
+
+/// How long a whole-output capture is reused around a fresh capture of the watched area.
+const FULL_EVERY: Duration = Duration::from_millis(2000);
+
+/// `area` grown by [`WATCH_MARGIN`] and clipped to a `width` x `height` output; `None` when
+/// nothing is left.
+fn grown_within(area: Rect, width: u32, height: u32) -> Option<Rect> {
+    let x0 = (area.x - WATCH_MARGIN).max(0);
+    let y0 = (area.y - WATCH_MARGIN).max(0);
+    let x1 = (area.x + area.width as i32 + WATCH_MARGIN).min(width as i32);
+    let y1 = (area.y + area.height as i32 + WATCH_MARGIN).min(height as i32);
+    (x1 > x0 && y1 > y0).then(|| Rect {
+        x: x0,
+        y: y0,
+        width: (x1 - x0) as u32,
+        height: (y1 - y0) as u32,
     })
 }
 
@@ -165,7 +191,9 @@ impl WlrDesktop {
             inner: RefCell::new(Inner {
                 client: c,
                 copy: Screencopy::default(),
+                base: None,
             }),
+            watch: None,
             keyboard,
             mode: keys,
             started: false,
@@ -253,6 +281,8 @@ impl Desktop for WlrDesktop {
 struct Inner {
     client: Client,
     copy: Screencopy,
+    /// The last whole-output capture and when it was taken: the frame around the watched area.
+    base: Option<(image::RgbaImage, Instant)>,
 }
 
 /// One game window on a wlroots compositor (see the module doc).
@@ -266,6 +296,10 @@ pub struct WlrGame {
     /// The game had the focus once (`--focus start` activates only before that).
     started: bool,
     info: WindowInfo,
+    /// The board, in output pixels ([`GameWindow::set_watch`]): frames then copy only this
+    /// area (and a margin) and lay it over the last whole-output capture, taken again every
+    /// [`FULL_EVERY`].
+    watch: Option<Rect>,
 }
 
 /// What waiting for a toplevel's focus came to.
@@ -371,8 +405,33 @@ impl FrameSource for WlrGame {
             )));
         }
         let mut inner = self.inner.borrow_mut();
-        let Inner { client, copy } = &mut *inner;
-        capture_of(client, copy, &t)
+        let Inner { client, copy, base } = &mut *inner;
+        let output = output_of(client, &t)?;
+        let region = self.watch.and_then(|w| {
+            let (img, at) = base.as_ref()?;
+            let fits = img.width() == output.width as u32 && img.height() == output.height as u32;
+            (fits && at.elapsed() < FULL_EVERY)
+                .then(|| grown_within(w, img.width(), img.height()))
+                .flatten()
+        });
+        if let (Some(r), Some((img, _))) = (region, base.as_ref()) {
+            let part = copy
+                .capture(client, &output.proxy, Some(r))
+                .map_err(capture_err)?;
+            // a scaled output gives the region at another size: use whole frames there
+            if part.width() == r.width && part.height() == r.height {
+                let mut image = img.clone();
+                image::imageops::replace(&mut image, &part, r.x as i64, r.y as i64);
+                return Ok(Frame {
+                    image,
+                    origin: (output.x, output.y),
+                    taken_at: Instant::now(),
+                });
+            }
+        }
+        let frame = capture_of(client, copy, &t)?;
+        *base = Some((frame.image.clone(), frame.taken_at));
+        Ok(frame)
     }
 }
 
@@ -400,8 +459,9 @@ impl GameWindow for WlrGame {
         Ok(info_of(&inner.client, self.info.id, &t).rect)
     }
 
-    fn set_watch(&mut self, _area: Option<Rect>) {
-        // covers are told by the focus (see the module doc), not by an area
+    fn set_watch(&mut self, area: Option<Rect>) {
+        // covers are told by the focus (see the module doc); the area only makes frames cheaper
+        self.watch = area;
     }
 
     fn windows_above(&self) -> Result<Vec<WindowInfo>, CaptureError> {
@@ -427,7 +487,7 @@ impl GameWindow for WlrGame {
         // no stacking order: nothing is reported above (a window over the board is in the
         // frame, since the frame is the output)
         let mut inner = self.inner.borrow_mut();
-        let Inner { client, copy } = &mut *inner;
+        let Inner { client, copy, .. } = &mut *inner;
         Ok((capture_of(client, copy, &t)?, Vec::new()))
     }
 

@@ -96,11 +96,17 @@ pub fn to_rgba(
             bytes.len()
         )));
     }
-    let mut out = Vec::with_capacity(w * h * 4);
-    for y in 0..h {
+    let mut out = vec![0u8; w * h * 4];
+    for (y, row) in out.chunks_exact_mut(w * 4).enumerate() {
         let src = if y_invert { h - 1 - y } else { y };
-        for px in bytes[src * s..src * s + w * 4].chunks_exact(4) {
-            out.extend_from_slice(&[px[r], px[g], px[b], 255]);
+        for (o, px) in row
+            .chunks_exact_mut(4)
+            .zip(bytes[src * s..src * s + w * 4].chunks_exact(4))
+        {
+            o[0] = px[r];
+            o[1] = px[g];
+            o[2] = px[b];
+            o[3] = 255;
         }
     }
     RgbaImage::from_raw(width, height, out)
@@ -108,7 +114,9 @@ pub fn to_rgba(
 }
 
 impl Screencopy {
-    /// Captures `output` once (without the cursor) and returns its pixels.
+    /// Captures `output` once (without the cursor) and returns its pixels; with `region` (output
+    /// pixels: x, y, width, height), only that part of it (`capture_output_region`; the image is
+    /// the region at the output's scale).
     ///
     /// # Errors
     /// [`WlError::MissingGlobal`] without `zwlr_screencopy_manager_v1`; [`WlError::Protocol`]
@@ -118,12 +126,25 @@ impl Screencopy {
         &mut self,
         c: &mut Client,
         output: &wl_output::WlOutput,
+        region: Option<crate::capture::Rect>,
     ) -> Result<RgbaImage, WlError> {
         let manager = c
             .screencopy
             .clone()
             .ok_or(WlError::MissingGlobal("zwlr_screencopy_manager_v1"))?;
-        let f = manager.capture_output(0, output, &c.qh, ());
+        let f = match region {
+            Some(r) => manager.capture_output_region(
+                0,
+                output,
+                r.x,
+                r.y,
+                r.width as i32,
+                r.height as i32,
+                &c.qh,
+                (),
+            ),
+            None => manager.capture_output(0, output, &c.qh, ()),
+        };
         c.track_copy(&f);
         let result = self.copy(c, &f);
         c.forget_copy(f);
