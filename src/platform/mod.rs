@@ -6,11 +6,12 @@
 //!   `WAYLAND_DISPLAY`, `DISPLAY` and `XDG_CURRENT_DESKTOP`, and what to tell a user whose game
 //!   runs where the bot cannot see it.
 //! - [`Desktop`]: lists windows and opens a game window ([`GameWindow`]) or a screen region.
-//! - [`desktop`]: picks the implementation for the session. The one implementation today is
-//!   [`x11`] (X11 `GetImage` through xcap, XTEST keys through enigo, window-manager queries over
-//!   x11rb): an X11 session, or the X11 windows of a Wayland session's XWayland. A platform of its
-//!   own (e.g. native windows on a wlroots compositor, `docs/wayland.md`) is a folder beside
-//!   [`x11`] and one arm in [`desktop`].
+//! - [`desktop`]: picks the implementation for the session: [`x11`] (X11 `GetImage` through xcap,
+//!   XTEST keys through enigo, window-manager queries over x11rb) for an X11 session or the X11
+//!   windows of a Wayland session's XWayland; `wlroots` (Linux only: foreign-toplevel list and
+//!   focus, screencopy frames, virtual-keyboard keys over one wayland-client connection) on a
+//!   Wayland compositor that offers the wlroots protocols. A platform of its own is a folder
+//!   beside them and one arm in [`desktop`].
 //!
 //! `cli` and `play` see only this module's types; errors are [`PlatformError`] (opening) and the
 //! capture and input stages' [`CaptureError`] and [`InputError`] (per frame and per key).

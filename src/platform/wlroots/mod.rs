@@ -8,7 +8,10 @@
 //! - [`screencopy`]: frames through `zwlr_screencopy_manager_v1`: **the whole output** the game
 //!   is on (wlroots 0.15 has no per-window capture, and the toplevel protocol gives no window
 //!   rectangle); the vision stage finds the board anywhere in the frame. So a frame shows what
-//!   is on top: another window over the board is in the frame.
+//!   is on top: another window over the board is in the frame. Once the board is known
+//!   ([`GameWindow::set_watch`]), a frame copies only the board and a margin
+//!   (`capture_output_region`) and lays it over the last whole-output capture, taken again every
+//!   2 s (`FULL_EVERY`).
 //! - [`keyboard`]: keys through `zwp_virtual_keyboard_v1`, with a fixed XKB keymap.
 //!
 //! [`WlrDesktop`] is the [`Desktop`]; [`WlrGame`] the [`GameWindow`]. The promise is the X11
