@@ -42,6 +42,13 @@
 #                       1-9 a side; bot2048 reads 3-9
 #   TARGET=N            gnome-2048's target tile (GSettings target-value, default 2048): its
 #                       "Congratulations!" dialog comes when a tile of N is made, e.g. TARGET=64
+#   WAYLAND=1           a headless sway (wlroots) in place of Xvfb + openbox, and gnome-2048 and
+#                       2048-qt as native Wayland windows (GDK_BACKEND=wayland,
+#                       QT_QPA_PLATFORM=wayland; not the web game). sway refuses to run as root,
+#                       so as root it and the games run as SWAY_USER (default nobody) through
+#                       setpriv, with their own runtime folder $STATE_DIR/sway/rt; the socket is
+#                       printed as an export line. Floating windows: 2048-qt at 0,0, gnome-2048 at
+#                       640,0 on an output of SCREEN's size, so both boards show side by side
 #
 # Why each step (measured on this kind of machine):
 #  * xcap's window list needs an EWMH window manager (_NET_CLIENT_LIST_STACKING): openbox.
@@ -57,6 +64,9 @@ SCREEN=${SCREEN:-1280x1024x24}
 WEB_PORT=${WEB_PORT:-8048}
 STATE_DIR=${STATE_DIR:-${TMPDIR:-/tmp}/bot2048-games-$DISPLAY_NUM}
 PIDS="$STATE_DIR/pids"
+WAYLAND=${WAYLAND:-}
+SWAY_DIR="$STATE_DIR/sway"
+SWAY_USER=${SWAY_USER:-nobody}
 export DISPLAY=":$DISPLAY_NUM"
 unset WAYLAND_DISPLAY
 export XDG_SESSION_TYPE=x11
@@ -72,8 +82,16 @@ wait_until() { # timeout_s cmd...
   done
 }
 
-wait_window() { # timeout_s name-regex -> prints window id
+wait_window() { # timeout_s name-regex -> prints window id (WAYLAND=1: the regex, once shown)
   local end=$((SECONDS + $1)) re=$2 id
+  if [[ -n "$WAYLAND" ]]; then
+    local plain=${re#^}; plain=${plain%\$}
+    while (( SECONDS < end )); do
+      if sm -t get_tree 2>/dev/null | grep -qF "\"name\": \"$plain\""; then echo "$re"; return 0; fi
+      sleep 0.3
+    done
+    return 1
+  fi
   while (( SECONDS < end )); do
     id=$(xdotool search --onlyvisible --name "$re" 2>/dev/null | head -1 || true)
     if [[ -n "$id" ]]; then echo "$id"; return 0; fi
@@ -85,7 +103,7 @@ wait_window() { # timeout_s name-regex -> prints window id
 # the packages of each install part (Debian 12 names)
 BUILD_PKGS="pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev"
 RUNTIME_PKGS="libgbm1 libwayland-client0 libxcb1"
-TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin"
+TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5"
 
 # the Rust the project needs: Cargo.toml's rust-version, e.g. 1.89
 need_rust() { sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' "$(dirname "$0")/../Cargo.toml"; }
@@ -206,7 +224,55 @@ start_wm() {
   log "openbox did not come up"; exit 1
 }
 
-activate() { xdotool windowactivate --sync "$1" 2>/dev/null || true; }
+activate() { # X window id, or under WAYLAND=1 a title regex
+  if [[ -n "$WAYLAND" ]]; then sm "[title=\"$1\"] focus" >/dev/null 2>&1 || true
+  else xdotool windowactivate --sync "$1" 2>/dev/null || true; fi
+}
+
+# --- WAYLAND=1: headless sway ---
+
+sway_socket() { ls "$SWAY_DIR/rt" 2>/dev/null | grep -E '^wayland-[0-9]+$' | head -1 || true; }
+sm() { SWAYSOCK=$(ls "$SWAY_DIR/rt"/sway-ipc.*.sock 2>/dev/null | head -1) swaymsg "$@"; }
+give() { # hands files to the sway user (as root)
+  if (( EUID == 0 )); then chown -R "$SWAY_USER:$(id -gn "$SWAY_USER")" "$@"; fi
+}
+
+# RUN: the prefix that runs a game: plain env on X; under WAYLAND=1 the sway user (setpriv as
+# root) with a clean environment that reaches sway's socket
+RUN=(env)
+set_run() {
+  [[ -n "$WAYLAND" ]] || return 0
+  RUN=()
+  if (( EUID == 0 )); then
+    RUN=(setpriv --reuid="$SWAY_USER" --regid="$(id -g "$SWAY_USER")" --clear-groups)
+  fi
+  RUN+=(env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/games HOME="$SWAY_DIR/home"
+        XDG_RUNTIME_DIR="$SWAY_DIR/rt")
+  local sock; sock=$(sway_socket)
+  [[ -z "$sock" ]] || RUN+=(WAYLAND_DISPLAY="$SWAY_DIR/rt/$sock")
+}
+
+start_sway() {
+  if [[ -n "$(sway_socket)" ]] && sm -t get_version >/dev/null 2>&1; then
+    log "sway already runs: reusing it"; set_run; return
+  fi
+  mkdir -p -m 700 "$SWAY_DIR/rt"; mkdir -p "$SWAY_DIR/home"
+  chmod 711 "$STATE_DIR"   # the sway user reaches its own folders inside
+  local size=${SCREEN%x*}
+  printf '%s\n' 'xwayland enable' "output HEADLESS-1 resolution $size" 'default_border none' \
+    'for_window [title="^2048 Game$"] floating enable, move position 0 0' \
+    'for_window [title="^GNOME 2048$"] floating enable, move position 640 0' > "$SWAY_DIR/config"
+  give "$SWAY_DIR"
+  set_run
+  "${RUN[@]}" WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
+    sway -c "$SWAY_DIR/config" >"$STATE_DIR/sway.log" 2>&1 &
+  remember $! sway
+  wait_until 20 sh -c "ls '$SWAY_DIR/rt' | grep -qE '^wayland-[0-9]+\$'" \
+    || { log "sway did not come up (see $STATE_DIR/sway.log)"; exit 1; }
+  wait_until 10 sm -t get_version || { log "sway's IPC did not answer"; exit 1; }
+  set_run
+  log "sway up: $SWAY_DIR/rt/$(sway_socket)"
+}
 
 # SEED rows -> "v v v v" lines on stdout (validated: 16 values, 0 or powers of two)
 seed_rows() {
@@ -240,7 +306,10 @@ start_gnome() {
     { echo "4 4"; seed_rows; echo "${SEED_SCORE:-0}"; } > "$data/gnome-2048/saved"
     args=()
   fi
-  env "${env[@]}" /usr/games/gnome-2048 "${args[@]}" >"$STATE_DIR/gnome-2048.log" 2>&1 &
+  give "$data" "$cfg"
+  local gdk=x11; [[ -z "$WAYLAND" ]] || gdk=wayland
+  "${RUN[@]}" "${env[@]}" GDK_BACKEND=$gdk \
+    /usr/games/gnome-2048 "${args[@]}" >"$STATE_DIR/gnome-2048.log" 2>&1 &
   remember $! gnome-2048
   local id; id=$(wait_window 30 '^GNOME 2048$') || { log "gnome-2048 window did not appear"; exit 1; }
   sleep 0.5; activate "$id"; log "gnome-2048 window $id"
@@ -249,7 +318,10 @@ start_gnome() {
 start_qt() {
   local cfg="$STATE_DIR/qt-config" run="$STATE_DIR/runtime"
   rm -rf "$cfg"; mkdir -p "$cfg"; mkdir -p -m 700 "$run"
-  XDG_CONFIG_HOME="$cfg" XDG_RUNTIME_DIR="$run" /usr/games/2048-qt >"$STATE_DIR/2048-qt.log" 2>&1 &
+  give "$cfg" "$run"
+  local qpa=xcb; [[ -z "$WAYLAND" ]] || qpa=wayland
+  "${RUN[@]}" XDG_CONFIG_HOME="$cfg" XDG_RUNTIME_DIR="$run" QT_QPA_PLATFORM=$qpa \
+    /usr/games/2048-qt >"$STATE_DIR/2048-qt.log" 2>&1 &
   remember $! 2048-qt
   local id; id=$(wait_window 30 '^2048 Game$') || { log "2048-qt window did not appear"; exit 1; }
   sleep 0.5; activate "$id"; log "2048-qt window $id"
@@ -312,12 +384,24 @@ start_web() {
 cmd_start() {
   [[ $# -gt 0 ]] || { log "start needs a game: gnome | qt | web"; exit 2; }
   mkdir -p "$STATE_DIR"; : >> "$PIDS"
-  start_x
-  start_wm
+  if [[ -n "$WAYLAND" ]]; then
+    start_sway
+  else
+    start_x
+    start_wm
+  fi
   for g in "$@"; do
-    case "$g" in gnome) start_gnome ;; qt) start_qt ;; web) start_web ;; *) log "unknown game $g"; exit 2 ;; esac
+    case "$g" in
+      gnome) start_gnome ;; qt) start_qt ;;
+      web) [[ -z "$WAYLAND" ]] || { log "web: not under WAYLAND=1"; exit 2; }; start_web ;;
+      *) log "unknown game $g"; exit 2 ;;
+    esac
   done
-  echo "export DISPLAY=$DISPLAY"
+  if [[ -n "$WAYLAND" ]]; then
+    echo "export WAYLAND_DISPLAY=$SWAY_DIR/rt/$(sway_socket) XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway"
+  else
+    echo "export DISPLAY=$DISPLAY"
+  fi
 }
 
 kill_pid() { # pid name
@@ -349,6 +433,7 @@ cmd_stop_game() {
 }
 
 cmd_status() {
+  if [[ -n "$WAYLAND" ]]; then sm -t get_tree 2>/dev/null | grep -E '"(name|app_id)"' || true; fi
   xdotool search --onlyvisible --name '.' 2>/dev/null | while read -r w; do
     printf '%s\t%s\n' "$w" "$(xdotool getwindowname "$w" 2>/dev/null)"
   done || true
@@ -361,5 +446,5 @@ case "${1:-}" in
   status) cmd_status ;;
   stop) cmd_stop ;;
   stop-game) shift; cmd_stop_game "$@" ;;
-  *) sed -n '2,41p' "$0"; exit 2 ;;
+  *) sed -n '2,48p' "$0"; exit 2 ;;
 esac

@@ -101,13 +101,50 @@ fn session_env(
 struct Session {
     display: u32,
     state: tempfile::TempDir,
+    /// A headless sway (`scripts/games.sh` with `WAYLAND=1`) in place of Xvfb + openbox: its
+    /// Wayland socket, once up.
+    wayland: Option<PathBuf>,
 }
 
 impl Session {
     fn start(display: u32, game: &str, env: &[(&str, &str)]) -> Session {
         let state = tempfile::tempdir().expect("temp dir");
-        let s = Session { display, state };
-        let mut cmd = s.games();
+        let s = Session {
+            display,
+            state,
+            wayland: None,
+        };
+        s.start_game(game, env);
+        s
+    }
+
+    /// A headless sway with `game` as a native Wayland window.
+    fn start_sway(game: &str, env: &[(&str, &str)]) -> Session {
+        let state = tempfile::tempdir().expect("temp dir");
+        let mut s = Session {
+            display: 0,
+            state,
+            wayland: Some(PathBuf::new()),
+        };
+        s.start_game(game, env);
+        let rt = s.state.path().join("sway/rt");
+        let socket = std::fs::read_dir(&rt)
+            .expect("sway's runtime folder")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("wayland-") && !n.ends_with(".lock"))
+            })
+            .expect("sway's Wayland socket");
+        s.wayland = Some(socket);
+        s
+    }
+
+    /// Starts `game` (gnome | qt | web) on this session's display or sway.
+    fn start_game(&self, game: &str, env: &[(&str, &str)]) {
+        let mut cmd = self.games();
         cmd.args(["start", game]);
         cmd.envs(env.iter().copied());
         let out = cmd.output().expect("run scripts/games.sh");
@@ -116,7 +153,6 @@ impl Session {
             "scripts/games.sh start {game} failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        s
     }
 
     fn games(&self) -> Command {
@@ -126,13 +162,25 @@ impl Session {
             .env("WEB_PORT", (18000 + self.display).to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if self.wayland.is_some() {
+            c.env("WAYLAND", "1");
+        }
         c
     }
 
     fn env(&self, c: &mut Command) {
-        c.env("DISPLAY", format!(":{}", self.display))
-            .env_remove("WAYLAND_DISPLAY")
-            .env("XDG_SESSION_TYPE", "x11");
+        match &self.wayland {
+            // native windows only: sway's XWayland lets only sway's own user in
+            Some(socket) => c
+                .env("WAYLAND_DISPLAY", socket)
+                .env("XDG_SESSION_TYPE", "wayland")
+                .env("XDG_CURRENT_DESKTOP", "sway")
+                .env_remove("DISPLAY"),
+            None => c
+                .env("DISPLAY", format!(":{}", self.display))
+                .env_remove("WAYLAND_DISPLAY")
+                .env("XDG_SESSION_TYPE", "x11"),
+        };
     }
 
     fn bot(&self, args: &[&str]) -> Command {
@@ -1492,4 +1540,183 @@ fn a_wayland_session_plays_x11_windows_through_xwayland() {
     assert_eq!(v["desyncs"], 0, "{v}\n{err}");
     assert_eq!(v["moves"], 40, "{v}\n{err}");
     assert_eq!(code, 0, "{err}");
+}
+
+// --- native Wayland windows under a headless sway (scripts/games.sh WAYLAND=1) ---
+
+/// What a sway test needs on the machine: sway and its XWayland, setpriv (as root: sway refuses
+/// root), the two games, and Qt's Wayland plugin (qtwayland5).
+fn missing_sway_tools() -> Vec<&'static str> {
+    let need = [
+        ("/usr/bin/sway", "sway"),
+        ("/usr/bin/swaymsg", "swaymsg"),
+        ("/usr/bin/Xwayland", "xwayland"),
+        ("/usr/bin/setpriv", "setpriv"),
+        ("/usr/games/gnome-2048", "gnome-2048"),
+        ("/usr/games/2048-qt", "2048-qt"),
+        (
+            "/usr/lib/x86_64-linux-gnu/qt5/plugins/platforms/libqwayland-generic.so",
+            "qtwayland5",
+        ),
+    ];
+    need.iter()
+        .filter(|(p, _)| !Path::new(p).exists())
+        .map(|(_, n)| *n)
+        .collect()
+}
+
+/// [`session_env`] with a headless sway and `game` as a native Wayland window.
+fn sway_session(
+    test: &str,
+    game: &str,
+    env: &[(&str, &str)],
+) -> Option<(std::sync::MutexGuard<'static, ()>, Session)> {
+    let lock = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let missing = missing_sway_tools();
+    if !missing.is_empty() {
+        if in_ci() {
+            panic!(
+                "{test}: CI=true but these are missing: {missing:?} (run scripts/games.sh install)"
+            );
+        }
+        crate::vision_corpus::say_skipped(&format!(
+            "\n!!!!!!!! SKIPPED {test}: no headless sway / native Wayland games on this machine \
+             (missing {missing:?}); run `scripts/games.sh install` as root to enable them !!!!!!!!\n"
+        ));
+        return None;
+    }
+    Some((lock, Session::start_sway(game, env)))
+}
+
+/// `windows` lists the native window with its board, `read --window` reads it, and `play` makes
+/// 150 moves on it (at most 5 desyncs, see below).
+fn sway_native_game(game: &str, title: &str, app: &str, profile: &str) {
+    let test = format!("sway native {game}");
+    let Some((_lock, s)) = sway_session(&test, game, &[]) else {
+        return;
+    };
+    let out = s.bot(&["windows", "--json"]).output().expect("windows");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let w = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["title"] == title)
+        .unwrap_or_else(|| panic!("no native window titled {title}: {v}\n{err}"));
+    assert_eq!(w["app"], app, "{w}");
+    assert_eq!(w["board"]["profile"], profile, "{w}");
+    // the frame is the whole output (1280x1024, scripts/games.sh)
+    assert_eq!(
+        (w["width"].as_u64(), w["height"].as_u64()),
+        (Some(1280), Some(1024))
+    );
+
+    let out = s.bot(&["read", "--window", title]).output().expect("read");
+    let board = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tiles = board.split_whitespace().filter(|t| *t != "0").count();
+    assert!(board.lines().count() == 4 && tiles >= 2, "{board}");
+
+    let started = Instant::now();
+    let (v, code, err) = play(&s, &["--window", title, "--max-moves", "150"]);
+    eprintln!("{test}: {v} ({:.1} s)", started.elapsed().as_secs_f64());
+    assert_keys(&v);
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(v["moves"], 150, "{v}");
+    assert_eq!(code, 0, "{v}\n{err}");
+    // Not yet the 0 of issue 25: on the developers' 2-core machine at load 12 (other builds),
+    // each game had 1 to 3 desyncs in 150 moves in five runs (the same pixels read wrong twice,
+    // then right: the play went on), where X11 had 0 at the same load (docs/wayland.md). More
+    // than 5 is a regression.
+    assert!(v["desyncs"].as_u64().unwrap() <= 5, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+}
+
+#[test]
+fn sway_native_gnome_2048_is_listed_read_and_plays_150_moves() {
+    sway_native_game(
+        "gnome",
+        "GNOME 2048",
+        "org.gnome.TwentyFortyEight",
+        "gnome-2048",
+    );
+}
+
+#[test]
+fn sway_native_qt_2048_is_listed_read_and_plays_150_moves() {
+    sway_native_game("qt", "2048 Game", "2048-qt", "2048-qt");
+}
+
+/// While the bot plays 2048-qt, a native gnome-2048 opens (from a seeded board on which every
+/// arrow key moves a tile) and sway gives it the focus: the bot stops (exit 4) and gnome-2048's
+/// board is still the seed, so no key went to it.
+#[test]
+fn sway_drill_another_native_window_takes_the_focus() {
+    let seed = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
+    let Some((_lock, s)) = sway_session("sway drill focus", "qt", &[]) else {
+        return;
+    };
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
+    std::thread::sleep(Duration::from_secs(4));
+    s.start_game("gnome", &[("SEED", seed)]);
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
+    eprintln!("sway drill focus: {v}");
+    let reason = v["stop_reason"].as_str().unwrap_or_default();
+    // a frame refused while the game is not activated (covered), or a key refused (focus_lost)
+    assert!(reason == "covered" || reason == "focus_lost", "{v}\n{err}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("GNOME 2048"),
+        "the stop names the window with the focus: {v}"
+    );
+    assert_eq!(code, 4, "{v}\n{err}");
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    // with 2048-qt gone, the output shows gnome-2048's board alone
+    let out = s
+        .games()
+        .args(["stop-game", "qt"])
+        .output()
+        .expect("stop-game");
+    assert!(out.status.success());
+    let out = s
+        .bot(&["read", "--window", "GNOME 2048", "--profile", "gnome-2048"])
+        .output()
+        .expect("read");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2 0 0 0\n0 4 0 0\n0 0 8 0\n0 0 0 16\n",
+        "a key reached gnome-2048; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The native window closes mid-game: the bot stops with `window_gone` (exit 4).
+#[test]
+fn sway_drill_native_window_closed_mid_game() {
+    let Some((_lock, s)) = sway_session("sway drill close", "qt", &[]) else {
+        return;
+    };
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
+    std::thread::sleep(Duration::from_secs(4));
+    let out = s
+        .games()
+        .args(["stop-game", "qt"])
+        .output()
+        .expect("stop-game");
+    assert!(out.status.success());
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(20)));
+    eprintln!("sway drill close: {v}");
+    assert_eq!(v["stop_reason"], "window_gone", "{v}\n{err}");
+    assert_eq!(code, 4);
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
 }

@@ -52,6 +52,14 @@ pub enum InputError {
     /// The keyboard could not be opened (X11: no X display or XTEST connection).
     #[error("cannot open the keyboard: {0}")]
     Connect(String),
+    /// The game window is gone (closed, or the game quit); no key was sent. (wlroots: the
+    /// toplevel handle got `closed`.)
+    #[error("the game window is gone (closed or the game quit); no key sent")]
+    WindowGone,
+    /// The platform cannot do this (e.g. a mouse click on wlroots, which offers the bot no
+    /// pointer); nothing was sent.
+    #[error("{0}")]
+    Unsupported(String),
     /// The platform failed while sending (X11: enigo or the X connection).
     #[error("sending the key failed: {0}")]
     Backend(String),

@@ -6,11 +6,12 @@
 //!   `WAYLAND_DISPLAY`, `DISPLAY` and `XDG_CURRENT_DESKTOP`, and what to tell a user whose game
 //!   runs where the bot cannot see it.
 //! - [`Desktop`]: lists windows and opens a game window ([`GameWindow`]) or a screen region.
-//! - [`desktop`]: picks the implementation for the session. The one implementation today is
-//!   [`x11`] (X11 `GetImage` through xcap, XTEST keys through enigo, window-manager queries over
-//!   x11rb): an X11 session, or the X11 windows of a Wayland session's XWayland. A platform of its
-//!   own (e.g. native windows on a wlroots compositor, `docs/wayland.md`) is a folder beside
-//!   [`x11`] and one arm in [`desktop`].
+//! - [`desktop`]: picks the implementation for the session: [`x11`] (X11 `GetImage` through xcap,
+//!   XTEST keys through enigo, window-manager queries over x11rb) for an X11 session or the X11
+//!   windows of a Wayland session's XWayland; `wlroots` (Linux only: foreign-toplevel list and
+//!   focus, screencopy frames, virtual-keyboard keys over one wayland-client connection) on a
+//!   Wayland compositor that offers the wlroots protocols. A platform of its own is a folder
+//!   beside them and one arm in [`desktop`].
 //!
 //! `cli` and `play` see only this module's types; errors are [`PlatformError`] (opening) and the
 //! capture and input stages' [`CaptureError`] and [`InputError`] (per frame and per key).
@@ -18,6 +19,8 @@ use crate::capture::{CaptureError, Frame, FrameSource, Rect};
 use crate::input::{FocusMode, InputError, KeySink};
 
 pub mod session;
+#[cfg(target_os = "linux")]
+pub mod wlroots;
 pub mod x11;
 
 pub use session::{DesktopKind, Session, SessionKind};
@@ -208,12 +211,15 @@ pub trait Desktop {
     fn hint(&self) -> Option<String>;
 }
 
-/// The desktop of this process's session ([`Session::detect`]): X11 when there is an X display
-/// (an X11 session, or XWayland in a Wayland session), else an error that tells the user what to
-/// do.
+/// The desktop of this process's session ([`Session::detect`]): in a Wayland session whose
+/// compositor offers the wlroots protocols (not GNOME or KDE; probed with one connection),
+/// [`wlroots::WlrDesktop`], which sees native and XWayland windows alike; else X11 when there is
+/// an X display (an X11 session, or XWayland in a Wayland session); else an error that tells the
+/// user what to do.
 ///
 /// # Errors
-/// [`PlatformError::NoDesktop`] in a Wayland session without XWayland (`DISPLAY` unset).
+/// [`PlatformError::NoDesktop`] in a Wayland session without XWayland (`DISPLAY` unset) whose
+/// compositor does not offer the wlroots protocols.
 pub fn desktop() -> Result<Box<dyn Desktop>, PlatformError> {
     desktop_for(Session::detect())
 }
@@ -223,9 +229,27 @@ pub fn desktop() -> Result<Box<dyn Desktop>, PlatformError> {
 /// # Errors
 /// As [`desktop`].
 pub fn desktop_for(session: Session) -> Result<Box<dyn Desktop>, PlatformError> {
+    #[cfg(target_os = "linux")]
+    let why_not_wlroots = if session.may_be_wlroots() {
+        match wlroots::WlrDesktop::probe(session.clone()) {
+            Ok(d) => return Ok(Box::new(d)),
+            Err(e) => {
+                tracing::debug!(error = %e, "no wlroots desktop");
+                Some(e.to_string())
+            }
+        }
+    } else {
+        None
+    };
+    #[cfg(not(target_os = "linux"))]
+    let why_not_wlroots: Option<String> = None;
     match session.kind {
         SessionKind::Wayland if session.display.is_none() => {
-            Err(PlatformError::NoDesktop(session.no_xwayland_message()))
+            let mut m = session.no_xwayland_message();
+            if let Some(why) = why_not_wlroots {
+                m.push_str(&format!(" (Native Wayland windows: {why}.)"));
+            }
+            Err(PlatformError::NoDesktop(m))
         }
         // an X11 session, XWayland, or no session at all (the X connection then says why)
         _ => Ok(Box::new(x11::X11Desktop::new(session))),

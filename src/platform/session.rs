@@ -124,6 +124,14 @@ impl Session {
         }
     }
 
+    /// True in a Wayland session whose compositor may offer the wlroots protocols (a Wayland
+    /// socket, and not GNOME or KDE, which offer none of them): worth a probe.
+    pub fn may_be_wlroots(&self) -> bool {
+        self.kind == SessionKind::Wayland
+            && self.wayland_display.is_some()
+            && !matches!(self.desktop, DesktopKind::Gnome | DesktopKind::Kde)
+    }
+
     /// True in a Wayland session: the bot sees only the X11 windows of its XWayland.
     pub fn is_wayland(&self) -> bool {
         self.kind == SessionKind::Wayland
@@ -161,7 +169,7 @@ impl Session {
         s.push_str("then `bot2048 windows` lists it.");
         if matches!(self.desktop, DesktopKind::Wlroots(_)) {
             s.push_str(
-                " Native Wayland windows on wlroots compositors are not supported yet \
+                " Native Wayland windows work where the compositor offers the wlroots protocols \
                  (docs/wayland.md).",
             );
         }
@@ -294,7 +302,7 @@ mod tests {
             "{m}"
         );
         assert!(
-            m.contains("xwayland enable") && m.contains("not supported yet"),
+            m.contains("xwayland enable") && m.contains("Native Wayland windows work where"),
             "{m}"
         );
     }

@@ -82,6 +82,7 @@ pub(super) fn input_stop(e: &InputError) -> Stop {
     let reason = match e {
         InputError::NotFocused { .. } => StopReason::FocusLost,
         InputError::UserMoved { .. } => StopReason::UserMoved,
+        InputError::WindowGone => StopReason::WindowGone,
         _ => StopReason::Error,
     };
     Stop::new(reason, e.to_string())
