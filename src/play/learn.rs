@@ -1,6 +1,6 @@
 //! Learning by playing (issue 24), the engine's side: which cells of a read the engine can
 //! vouch for after a move, and the reader's lesson on them ([`Reader::learn`]). Used by `play`
-//! after each key ([`super::turn`]) and by `advise` between two boards the user made.
+//! after each key (`play::turn`) and by `advise` between two boards the user made.
 use super::mirror::{self, ReadGrid, Verdict};
 use crate::engine::{AnyBoard, Move, Position};
 use crate::vision::{LearnRefused, Reader, TileLesson};

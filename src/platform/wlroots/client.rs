@@ -1,9 +1,9 @@
 //! [`Client`]: the one wayland-client connection of the wlroots platform, its globals, and what
 //! the compositor told it about outputs and toplevels.
 //!
-//! Globals bound (the version range in brackets): `wl_shm` [1], `wl_seat` [1..=7], every
-//! `wl_output` [1..=4], `zwlr_foreign_toplevel_manager_v1` [1..=3] (required),
-//! `zwlr_screencopy_manager_v1` [1..=3] and `zwp_virtual_keyboard_manager_v1` [1] (optional here:
+//! Globals bound (the version range in parentheses): `wl_shm` (v1), `wl_seat` (v1..=7), every
+//! `wl_output` (v1..=4), `zwlr_foreign_toplevel_manager_v1` (v1..=3) (required),
+//! `zwlr_screencopy_manager_v1` (v1..=3) and `zwp_virtual_keyboard_manager_v1` (v1) (optional here:
 //! their absence is an error only when a frame or a key is asked for).
 //!
 //! Toplevel state follows the protocol's `done` event: `title`, `app_id`, `state`,

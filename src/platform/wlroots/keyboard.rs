@@ -1,7 +1,7 @@
 //! [`VirtualKeyboard`]: keys through `zwp_virtual_keyboard_v1` (wayland-protocols-misc), with a
 //! fixed XKB keymap.
 //!
-//! The keymap ([`KEYMAP`]) names the keys the bot presses, each at its usual evdev code (the XKB
+//! The keymap (`KEYMAP`) names the keys the bot presses, each at its usual evdev code (the XKB
 //! keycode is the evdev code + 8): the four arrows (Up 103, Down 108, Left 105, Right 106),
 //! Escape (1), Return (28) and the letters a–z at their QWERTY places (a dialog button's
 //! mnemonic, e.g. `y`). It is sent once, through an unlinked file, when the keyboard is made;
