@@ -26,9 +26,9 @@
 //! board is worth 0 in the search); the floor makes a line that is very wrong at most 0, so that
 //! the 8-line sum stays below 2^26 and keeps an `f32`'s precision to a few units.
 use super::evaluation::NamedEvaluation;
-use super::heuristic::evaluate_with;
+use super::heuristic::{evaluate_with, sum_over_lines};
 use super::{Evaluator, SolverError};
-use crate::engine::{Board, GridBoard, Position, Shape};
+use crate::engine::{Board, GridBoard, Shape};
 use std::sync::LazyLock;
 
 /// The value added to every line, so that live boards stay above 0: 2^22.
@@ -75,21 +75,7 @@ static LINE_VALUES: LazyLock<Box<[f32; 65536]>> = LazyLock::new(|| {
 /// The value of a board of any shape: [`line_value`] over every row (from column 0) and every
 /// column (from row 0).
 pub fn evaluate_grid(board: &GridBoard) -> f32 {
-    let shape = board.shape();
-    let (rows, cols) = (shape.rows(), shape.cols());
-    let e = board.exponents();
-    let mut total = 0.0;
-    let mut col = [0u8; Shape::MAX_SIDE];
-    for r in 0..rows {
-        total += line_value(&e[r * cols..(r + 1) * cols]);
-    }
-    for c in 0..cols {
-        for r in 0..rows {
-            col[r] = e[r * cols + c];
-        }
-        total += line_value(&col[..rows]);
-    }
-    total
+    sum_over_lines(board, line_value)
 }
 
 /// The corner heuristic as an [`Evaluator`]: a table on the bitboard, [`evaluate_grid`] on other

@@ -115,19 +115,25 @@ pub fn evaluate(board: Board) -> f32 {
 /// Lines of up to [`TABLED_LINE_MAX`] cells are looked up in a table of [`line_value`] built on
 /// first use (16^len entries); longer lines are computed.
 pub fn evaluate_grid(board: &GridBoard) -> f32 {
+    sum_over_lines(board, line_value_fast)
+}
+
+/// `line` summed over every row of `board` (read from column 0) and every column (read from
+/// row 0): the shape of both line heuristics on boards that are not 4×4.
+pub fn sum_over_lines(board: &GridBoard, line: impl Fn(&[u8]) -> f32) -> f32 {
     let shape = board.shape();
     let (rows, cols) = (shape.rows(), shape.cols());
     let e = board.exponents();
     let mut total = 0.0;
     let mut col = [0u8; crate::engine::Shape::MAX_SIDE];
     for r in 0..rows {
-        total += line_value_fast(&e[r * cols..(r + 1) * cols]);
+        total += line(&e[r * cols..(r + 1) * cols]);
     }
     for c in 0..cols {
         for r in 0..rows {
             col[r] = e[r * cols + c];
         }
-        total += line_value_fast(&col[..rows]);
+        total += line(&col[..rows]);
     }
     total
 }
