@@ -104,6 +104,9 @@ struct Session {
     /// A headless sway (`scripts/games.sh` with `WAYLAND=1`) in place of Xvfb + openbox: its
     /// Wayland socket, once up.
     wayland: Option<PathBuf>,
+    /// The display of that sway's XWayland (which `scripts/games.sh` lets this user into), as
+    /// sway gives it to its clients.
+    xwayland: Option<String>,
 }
 
 impl Session {
@@ -113,6 +116,7 @@ impl Session {
             display,
             state,
             wayland: None,
+            xwayland: None,
         };
         s.start_game(game, env);
         s
@@ -125,6 +129,7 @@ impl Session {
             display: 0,
             state,
             wayland: Some(PathBuf::new()),
+            xwayland: None,
         };
         s.start_game(game, env);
         let rt = s.state.path().join("sway/rt");
@@ -139,6 +144,9 @@ impl Session {
             })
             .expect("sway's Wayland socket");
         s.wayland = Some(socket);
+        let display = std::fs::read_to_string(s.state.path().join("sway/display"))
+            .expect("sway's XWayland display (scripts/games.sh)");
+        s.xwayland = Some(display.trim().to_string());
         s
     }
 
@@ -170,12 +178,13 @@ impl Session {
 
     fn env(&self, c: &mut Command) {
         match &self.wayland {
-            // native windows only: sway's XWayland lets only sway's own user in
+            // as sway's own clients see it: its socket, and its XWayland as DISPLAY (which
+            // scripts/games.sh lets this user into)
             Some(socket) => c
                 .env("WAYLAND_DISPLAY", socket)
                 .env("XDG_SESSION_TYPE", "wayland")
                 .env("XDG_CURRENT_DESKTOP", "sway")
-                .env_remove("DISPLAY"),
+                .env("DISPLAY", self.xwayland.as_deref().unwrap_or_default()),
             None => c
                 .env("DISPLAY", format!(":{}", self.display))
                 .env_remove("WAYLAND_DISPLAY")
@@ -1545,13 +1554,15 @@ fn a_wayland_session_plays_x11_windows_through_xwayland() {
 // --- native Wayland windows under a headless sway (scripts/games.sh WAYLAND=1) ---
 
 /// What a sway test needs on the machine: sway and its XWayland, setpriv (as root: sway refuses
-/// root), the two games, and Qt's Wayland plugin (qtwayland5).
+/// root), xhost (to let root into sway's XWayland), the two games, and Qt's Wayland plugin
+/// (qtwayland5).
 fn missing_sway_tools() -> Vec<&'static str> {
     let need = [
         ("/usr/bin/sway", "sway"),
         ("/usr/bin/swaymsg", "swaymsg"),
         ("/usr/bin/Xwayland", "xwayland"),
         ("/usr/bin/setpriv", "setpriv"),
+        ("/usr/bin/xhost", "x11-xserver-utils"),
         ("/usr/games/gnome-2048", "gnome-2048"),
         ("/usr/games/2048-qt", "2048-qt"),
         (
@@ -1719,4 +1730,87 @@ fn sway_drill_native_window_closed_mid_game() {
     assert_eq!(v["stop_reason"], "window_gone", "{v}\n{err}");
     assert_eq!(code, 4);
     assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+}
+
+/// An X11 game under the headless sway's XWayland (`QT_QPA_PLATFORM=xcb 2048-qt`), in a Wayland
+/// session as sway's clients see it (`WAYLAND_DISPLAY` and `DISPLAY` set): `windows` lists it
+/// once, through the X11 route (its X window id and its own size, not the output's; sway's
+/// foreign-toplevel list has it too), and `play` makes 150 moves with 0 desyncs through XTEST.
+/// Then, while the bot plays it, a native gnome-2048 opens from a seeded board and sway gives it
+/// the focus: XWayland's input focus leaves the game, the bot stops before its next key
+/// (`focus_lost`, exit 4), and gnome-2048's board is still the seed.
+#[test]
+fn sway_x11_qt_2048_is_listed_once_plays_150_moves_and_stops_when_a_native_window_takes_the_focus()
+{
+    let Some((_lock, s)) = sway_session("sway x11 qt", "qt", &[("X11", "1")]) else {
+        return;
+    };
+    let xid: u64 = s
+        .window_id("^2048 Game$")
+        .expect("2048-qt's X window on sway's XWayland")
+        .parse()
+        .expect("an X window id");
+    let out = s.bot(&["windows", "--json"]).output().expect("windows");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let listed: Vec<&Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["title"] == "2048 Game")
+        .collect();
+    assert_eq!(listed.len(), 1, "listed once: {v}\n{err}");
+    let w = listed[0];
+    assert_eq!(w["id"], xid, "through the X11 route: {w}");
+    assert_eq!(w["app"], "2048-qt", "{w}");
+    assert_eq!(w["board"]["profile"], "2048-qt", "{w}");
+    // the window's own size, where the wlroots route gives the output's (1280x1024)
+    assert!(w["width"].as_u64().unwrap() < 1280, "{w}");
+
+    let started = Instant::now();
+    let (v, code, err) = play(&s, &["--window", "2048 Game", "--max-moves", "150"]);
+    eprintln!(
+        "sway x11 qt: {v} ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    assert_keys(&v);
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(v["moves"], 150, "{v}");
+    assert_eq!(code, 0, "{v}\n{err}");
+    assert_eq!(v["desyncs"], 0, "{v}\n{err}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+
+    let seed = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
+    std::thread::sleep(Duration::from_secs(4));
+    s.start_game("gnome", &[("SEED", seed)]);
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
+    eprintln!("sway x11 qt, focus drill: {v}");
+    assert_eq!(v["stop_reason"], "focus_lost", "{v}\n{err}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no key sent"),
+        "{v}"
+    );
+    assert_eq!(code, 4, "{v}\n{err}");
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+    let out = s
+        .games()
+        .args(["stop-game", "qt"])
+        .output()
+        .expect("stop-game");
+    assert!(out.status.success());
+    let out = s
+        .bot(&["read", "--window", "GNOME 2048", "--profile", "gnome-2048"])
+        .output()
+        .expect("read");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2 0 0 0\n0 4 0 0\n0 0 8 0\n0 0 0 16\n",
+        "a key reached gnome-2048; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
