@@ -1600,7 +1600,7 @@ fn sway_session(
 }
 
 /// `windows` lists the native window with its board, `read --window` reads it, and `play` makes
-/// 150 moves on it (at most 5 desyncs, see below).
+/// 150 moves on it with 0 desyncs.
 fn sway_native_game(game: &str, title: &str, app: &str, profile: &str) {
     let test = format!("sway native {game}");
     let Some((_lock, s)) = sway_session(&test, game, &[]) else {
@@ -1642,11 +1642,9 @@ fn sway_native_game(game: &str, title: &str, app: &str, profile: &str) {
     assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
     assert_eq!(v["moves"], 150, "{v}");
     assert_eq!(code, 0, "{v}\n{err}");
-    // Not yet the 0 of issue 25: on the developers' 2-core machine at load 12 (other builds),
-    // each game had 1 to 3 desyncs in 150 moves in five runs (the same pixels read wrong twice,
-    // then right: the play went on), where X11 had 0 at the same load (docs/wayland.md). More
-    // than 5 is a regression.
-    assert!(v["desyncs"].as_u64().unwrap() <= 5, "{v}");
+    // Under load a native game stands still mid-animation for 100-470 ms (it waits for sway's
+    // frame callback); a frame read wrong again within play::step::STALL_SPAN_MS is no desync.
+    assert_eq!(v["desyncs"], 0, "{v}\n{err}");
     assert_eq!(v["final_read_matches"], true, "{v}");
 }
 
