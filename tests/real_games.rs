@@ -1663,34 +1663,12 @@ fn sway_native_qt_2048_is_listed_read_and_plays_150_moves() {
     sway_native_game("qt", "2048 Game", "2048-qt", "2048-qt");
 }
 
-/// While the bot plays 2048-qt, a native gnome-2048 opens (from a seeded board on which every
-/// arrow key moves a tile) and sway gives it the focus: the bot stops (exit 4) and gnome-2048's
-/// board is still the seed, so no key went to it.
-#[test]
-fn sway_drill_another_native_window_takes_the_focus() {
-    let seed = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
-    let Some((_lock, s)) = sway_session("sway drill focus", "qt", &[]) else {
-        return;
-    };
-    let child = spawn_play(&s, &["--window", "2048 Game"]);
-    std::thread::sleep(Duration::from_secs(4));
-    s.start_game("gnome", &[("SEED", seed)]);
-    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
-    eprintln!("sway drill focus: {v}");
-    let reason = v["stop_reason"].as_str().unwrap_or_default();
-    // a frame refused while the game is not activated (covered), or a key refused (focus_lost)
-    assert!(reason == "covered" || reason == "focus_lost", "{v}\n{err}");
-    assert!(
-        v["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("GNOME 2048"),
-        "the stop names the window with the focus: {v}"
-    );
-    assert_eq!(code, 4, "{v}\n{err}");
-    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
-    assert_eq!(v["desyncs"], 0, "{v}");
-    // with 2048-qt gone, the output shows gnome-2048's board alone
+/// The board a native gnome-2048 opens with in the focus drills: any arrow key moves a tile.
+const FOCUS_SEED: &str = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
+
+/// After a focus drill: with 2048-qt stopped, the output shows gnome-2048's board alone, and it
+/// is still [`FOCUS_SEED`] (no key reached it).
+fn gnome_still_shows_the_focus_seed(s: &Session) {
     let out = s
         .games()
         .args(["stop-game", "qt"])
@@ -1707,6 +1685,35 @@ fn sway_drill_another_native_window_takes_the_focus() {
         "a key reached gnome-2048; stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// While the bot plays 2048-qt, a native gnome-2048 opens (from a seeded board on which every
+/// arrow key moves a tile) and sway gives it the focus: the bot stops (exit 4) and gnome-2048's
+/// board is still the seed, so no key went to it.
+#[test]
+fn sway_drill_another_native_window_takes_the_focus() {
+    let Some((_lock, s)) = sway_session("sway drill focus", "qt", &[]) else {
+        return;
+    };
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
+    std::thread::sleep(Duration::from_secs(4));
+    s.start_game("gnome", &[("SEED", FOCUS_SEED)]);
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
+    eprintln!("sway drill focus: {v}");
+    let reason = v["stop_reason"].as_str().unwrap_or_default();
+    // a frame refused while the game is not activated (covered), or a key refused (focus_lost)
+    assert!(reason == "covered" || reason == "focus_lost", "{v}\n{err}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("GNOME 2048"),
+        "the stop names the window with the focus: {v}"
+    );
+    assert_eq!(code, 4, "{v}\n{err}");
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    gnome_still_shows_the_focus_seed(&s);
 }
 
 /// The native window closes mid-game: the bot stops with `window_gone` (exit 4).
@@ -1779,10 +1786,9 @@ fn sway_x11_qt_2048_is_listed_once_plays_150_moves_and_stops_when_a_native_windo
     assert_eq!(v["desyncs"], 0, "{v}\n{err}");
     assert_eq!(v["final_read_matches"], true, "{v}");
 
-    let seed = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
     let child = spawn_play(&s, &["--window", "2048 Game"]);
     std::thread::sleep(Duration::from_secs(4));
-    s.start_game("gnome", &[("SEED", seed)]);
+    s.start_game("gnome", &[("SEED", FOCUS_SEED)]);
     let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
     eprintln!("sway x11 qt, focus drill: {v}");
     assert_eq!(v["stop_reason"], "focus_lost", "{v}\n{err}");
@@ -1795,20 +1801,5 @@ fn sway_x11_qt_2048_is_listed_once_plays_150_moves_and_stops_when_a_native_windo
     );
     assert_eq!(code, 4, "{v}\n{err}");
     assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
-    let out = s
-        .games()
-        .args(["stop-game", "qt"])
-        .output()
-        .expect("stop-game");
-    assert!(out.status.success());
-    let out = s
-        .bot(&["read", "--window", "GNOME 2048", "--profile", "gnome-2048"])
-        .output()
-        .expect("read");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "2 0 0 0\n0 4 0 0\n0 0 8 0\n0 0 0 16\n",
-        "a key reached gnome-2048; stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    gnome_still_shows_the_focus_seed(&s);
 }

@@ -69,6 +69,8 @@ struct Seen {
     wait_began: Option<Instant>,
     /// The step's first press: the clock of the events' `at_ms`.
     first_press: Option<Instant>,
+    /// The settled frame's label, `moveN-readK`.
+    label: String,
 }
 
 /// Everything one move needs.
@@ -129,13 +131,8 @@ fn drive<T: FrameSource + KeySink + GameUi>(
             }
             State::AwaitChange | State::Reread => {
                 let event = wait_and_read(game, reader, run, t, win, step, &mut seen)?;
-                let label = format!(
-                    "move{}-read{}",
-                    run.tally.moves + 1,
-                    step.presses() + step.rereads()
-                );
                 let next = step.on(event);
-                log_event(run, t.plan, (event, &seen, pressed_at, &label), next, step);
+                log_event(run, t.plan, event, next, step, &seen, pressed_at);
                 if next == State::Reread {
                     pause_before_reread(event, pressed_at, t.spawn_wait_ms);
                 }
@@ -147,15 +144,16 @@ fn drive<T: FrameSource + KeySink + GameUi>(
 }
 
 /// Logs a re-read or a retry (when recording): what `event` led the machine to `next`. A re-read
-/// carries the settled frame's hash and what disagreed in it (`seen`, the last settle: `label`
-/// names it, `pressed_at` is the last press); an unreadable or disagreeing frame is saved under
-/// `rereads/`.
+/// carries the settled frame's hash and what disagreed in it (`seen`: the last settle;
+/// `pressed_at`: the last press); an unreadable or disagreeing frame is saved under `rereads/`.
 fn log_event(
     run: &mut Run<'_>,
     plan: &Planned,
-    (event, seen, pressed_at, label): (Event, &Seen, Instant, &str),
+    event: Event,
     next: State,
     step: &MoveStep,
+    seen: &Seen,
+    pressed_at: Instant,
 ) {
     let Some(rec) = &mut run.rec else { return };
     let moves = run.tally.moves;
@@ -188,7 +186,7 @@ fn log_event(
             moves,
             frame: settled
                 .filter(|_| bad)
-                .map(|s| rec.reread_frame(label, &s.frame.image)),
+                .map(|s| rec.reread_frame(&seen.label, &s.frame.image)),
             hash: hash.map(|h| format!("{h:016x}")),
             mismatch,
             after_key_ms,
@@ -309,6 +307,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
     let event = observe(reader, run, t.plan, &s, seen, at_ms);
     seen.settled = Some(s);
     seen.wait_began = Some(began);
+    seen.label = label;
     Ok(event)
 }
 

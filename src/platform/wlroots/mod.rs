@@ -183,9 +183,10 @@ impl WlrDesktop {
     /// The desktop of `session`, once a connection to its compositor has found the
     /// foreign-toplevel manager, `wl_shm` and a seat.
     ///
+    /// With `DISPLAY` set, one X connection also tells whether XWayland lets the bot in.
+    ///
     /// # Errors
     /// [`WlError`] when the compositor cannot be reached or lacks them.
-    /// With `DISPLAY` set, one X connection also tells whether XWayland lets the bot in.
     pub fn probe(session: Session) -> Result<WlrDesktop, WlError> {
         Client::connect()?;
         let xwayland = match &session.display {
@@ -201,30 +202,30 @@ impl WlrDesktop {
         Ok(WlrDesktop { session, xwayland })
     }
 
-    /// The X11 windows of XWayland, bottom to top, listed with [`super::x11::window::list_windows`]
-    /// (`frames`) or only described; empty when XWayland is not [`XWayland::Reached`] or lists no
-    /// window. A failure is logged and taken as no X11 window: the wlroots list then holds them.
-    fn x11_windows(&self, frames: bool) -> (Vec<WindowInfo>, Vec<ListedWindow>) {
+    /// The X11 windows of XWayland, bottom to top ([`super::x11::X11::clients`]); empty when
+    /// XWayland is not [`XWayland::Reached`].
+    fn x11_clients(&self) -> Vec<WindowInfo> {
+        self.x11_or_none(|| super::x11::X11::connect()?.clients())
+    }
+
+    /// As [`WlrDesktop::x11_clients`], each captured ([`super::x11::window::list_windows`]).
+    fn x11_listed(&self) -> Vec<ListedWindow> {
+        self.x11_or_none(super::x11::window::list_windows)
+    }
+
+    /// `list()` when XWayland is [`XWayland::Reached`], else nothing. A failure is logged and
+    /// taken as no X11 window (the wlroots list then holds them).
+    fn x11_or_none<T>(&self, list: impl FnOnce() -> Result<Vec<T>, CaptureError>) -> Vec<T> {
         if !matches!(self.xwayland, XWayland::Reached(_)) {
-            return (Vec::new(), Vec::new());
+            return Vec::new();
         }
-        let listed = if frames {
-            super::x11::window::list_windows().map(|l| {
-                let infos = l.iter().map(|w| w.info.clone()).collect();
-                (infos, l)
-            })
-        } else {
-            super::x11::X11::connect()
-                .and_then(|x| x.clients())
-                .map(|infos| (infos, Vec::new()))
-        };
-        match listed {
+        match list() {
             Ok(l) => l,
             // sway's X window manager sets _NET_CLIENT_LIST_STACKING with its first X11 window
-            Err(CaptureError::NoWindowManager) => (Vec::new(), Vec::new()),
+            Err(CaptureError::NoWindowManager) => Vec::new(),
             Err(e) => {
                 tracing::debug!(error = %e, "no X11 windows from XWayland");
-                (Vec::new(), Vec::new())
+                Vec::new()
             }
         }
     }
@@ -251,7 +252,7 @@ impl WlrDesktop {
             .filter(|(_, t)| !t.closed)
             .map(|(id, t)| info_of(&c, id, &t))
             .collect();
-        let (x11, _) = self.x11_windows(false);
+        let x11 = self.x11_clients();
         let twins = xwayland::xwayland_twins(&toplevels, &x11);
         // natives first, then the X11 windows: among equal matches the X11 one wins
         let mut listed: Vec<WindowInfo> = toplevels
@@ -322,7 +323,8 @@ impl Desktop for WlrDesktop {
         let mut copy = Screencopy::default();
         let mut frames: Vec<(u32, Result<Frame, String>)> = Vec::new();
         let mut out = Vec::new();
-        let (x11, x11_listed) = self.x11_windows(true);
+        let x11_listed = self.x11_listed();
+        let x11: Vec<WindowInfo> = x11_listed.iter().map(|w| w.info.clone()).collect();
         let toplevels: Vec<(u32, Toplevel)> = c
             .toplevels()
             .into_iter()
