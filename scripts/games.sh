@@ -48,7 +48,12 @@
 #                       so as root it and the games run as SWAY_USER (default nobody) through
 #                       setpriv, with their own runtime folder $STATE_DIR/sway/rt; the socket is
 #                       printed as an export line. Floating windows: 2048-qt at 0,0, gnome-2048 at
-#                       640,0 on an output of SCREEN's size, so both boards show side by side
+#                       640,0 on an output of SCREEN's size, so both boards show side by side.
+#                       sway's XWayland lets only the sway user in: as root, `start` grants the
+#                       calling user (xhost +si:localuser:root, run inside the session), and the
+#                       export line names XWayland's DISPLAY too
+#   X11=1               with WAYLAND=1: gnome-2048 and 2048-qt as X11 windows under sway's
+#                       XWayland (GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), per `start`
 #
 # Why each step (measured on this kind of machine):
 #  * xcap's window list needs an EWMH window manager (_NET_CLIENT_LIST_STACKING): openbox.
@@ -67,6 +72,7 @@ PIDS="$STATE_DIR/pids"
 WAYLAND=${WAYLAND:-}
 SWAY_DIR="$STATE_DIR/sway"
 SWAY_USER=${SWAY_USER:-nobody}
+X11=${X11:-}
 export DISPLAY=":$DISPLAY_NUM"
 unset WAYLAND_DISPLAY
 export XDG_SESSION_TYPE=x11
@@ -103,7 +109,7 @@ wait_window() { # timeout_s name-regex -> prints window id (WAYLAND=1: the regex
 # the packages of each install part (Debian 12 names)
 BUILD_PKGS="pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev"
 RUNTIME_PKGS="libgbm1 libwayland-client0 libxcb1"
-TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5"
+TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5 x11-xserver-utils"
 
 # the Rust the project needs: Cargo.toml's rust-version, e.g. 1.89
 need_rust() { sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' "$(dirname "$0")/../Cargo.toml"; }
@@ -240,6 +246,8 @@ give() { # hands files to the sway user (as root)
 # RUN: the prefix that runs a game: plain env on X; under WAYLAND=1 the sway user (setpriv as
 # root) with a clean environment that reaches sway's socket
 RUN=(env)
+XENV=()                 # X11=1: DISPLAY for the games (sway's XWayland)
+XWAYLAND_DISPLAY=""
 set_run() {
   [[ -n "$WAYLAND" ]] || return 0
   RUN=()
@@ -254,7 +262,8 @@ set_run() {
 
 start_sway() {
   if [[ -n "$(sway_socket)" ]] && sm -t get_version >/dev/null 2>&1; then
-    log "sway already runs: reusing it"; set_run; return
+    log "sway already runs: reusing it"; set_run
+    XWAYLAND_DISPLAY=$(cat "$SWAY_DIR/display" 2>/dev/null || true); return
   fi
   mkdir -p -m 700 "$SWAY_DIR/rt"; mkdir -p "$SWAY_DIR/home"
   chmod 711 "$STATE_DIR"   # the sway user reaches its own folders inside
@@ -272,6 +281,28 @@ start_sway() {
   wait_until 10 sm -t get_version || { log "sway's IPC did not answer"; exit 1; }
   set_run
   log "sway up: $SWAY_DIR/rt/$(sway_socket)"
+  xwayland_grant
+}
+
+# XWayland's display, as sway gives it to its clients ($SWAY_DIR/display), and, when the caller
+# is not the sway user, an access grant for the caller: XWayland lets only its own user in. Run
+# inside the session (swaymsg exec, as the sway user), so it needs no key of the session's.
+xwayland_grant() {
+  local me; me=$(id -un)
+  local grant=""
+  [[ "$me" == "$SWAY_USER" ]] || grant="xhost +si:localuser:$me"
+  cat > "$SWAY_DIR/xwayland-grant.sh" <<EOF
+#!/bin/sh
+${grant:-true} > "$SWAY_DIR/xhost.log" 2>&1 || exit 1
+echo "\$DISPLAY" > "$SWAY_DIR/display.tmp" && mv "$SWAY_DIR/display.tmp" "$SWAY_DIR/display"
+EOF
+  give "$SWAY_DIR/xwayland-grant.sh"
+  rm -f "$SWAY_DIR/display"
+  sm exec "sh $SWAY_DIR/xwayland-grant.sh" >/dev/null
+  wait_until 20 test -s "$SWAY_DIR/display" \
+    || { log "XWayland did not come up or refused the grant ($(cat "$SWAY_DIR/xhost.log" 2>/dev/null))"; exit 1; }
+  XWAYLAND_DISPLAY=$(cat "$SWAY_DIR/display")
+  log "XWayland on $XWAYLAND_DISPLAY${grant:+, $me let in}"
 }
 
 # SEED rows -> "v v v v" lines on stdout (validated: 16 values, 0 or powers of two)
@@ -307,8 +338,8 @@ start_gnome() {
     args=()
   fi
   give "$data" "$cfg"
-  local gdk=x11; [[ -z "$WAYLAND" ]] || gdk=wayland
-  "${RUN[@]}" "${env[@]}" GDK_BACKEND=$gdk \
+  local gdk=x11; [[ -z "$WAYLAND" || -n "$X11" ]] || gdk=wayland
+  "${RUN[@]}" "${env[@]}" GDK_BACKEND=$gdk "${XENV[@]}" \
     /usr/games/gnome-2048 "${args[@]}" >"$STATE_DIR/gnome-2048.log" 2>&1 &
   remember $! gnome-2048
   local id; id=$(wait_window 30 '^GNOME 2048$') || { log "gnome-2048 window did not appear"; exit 1; }
@@ -319,8 +350,8 @@ start_qt() {
   local cfg="$STATE_DIR/qt-config" run="$STATE_DIR/runtime"
   rm -rf "$cfg"; mkdir -p "$cfg"; mkdir -p -m 700 "$run"
   give "$cfg" "$run"
-  local qpa=xcb; [[ -z "$WAYLAND" ]] || qpa=wayland
-  "${RUN[@]}" XDG_CONFIG_HOME="$cfg" XDG_RUNTIME_DIR="$run" QT_QPA_PLATFORM=$qpa \
+  local qpa=xcb; [[ -z "$WAYLAND" || -n "$X11" ]] || qpa=wayland
+  "${RUN[@]}" XDG_CONFIG_HOME="$cfg" XDG_RUNTIME_DIR="$run" QT_QPA_PLATFORM=$qpa "${XENV[@]}" \
     /usr/games/2048-qt >"$STATE_DIR/2048-qt.log" 2>&1 &
   remember $! 2048-qt
   local id; id=$(wait_window 30 '^2048 Game$') || { log "2048-qt window did not appear"; exit 1; }
@@ -386,6 +417,8 @@ cmd_start() {
   mkdir -p "$STATE_DIR"; : >> "$PIDS"
   if [[ -n "$WAYLAND" ]]; then
     start_sway
+    # X11=1: the games' X11 windows go to sway's XWayland
+    [[ -z "$X11" ]] || XENV=(DISPLAY="$XWAYLAND_DISPLAY")
   else
     start_x
     start_wm
@@ -398,7 +431,7 @@ cmd_start() {
     esac
   done
   if [[ -n "$WAYLAND" ]]; then
-    echo "export WAYLAND_DISPLAY=$SWAY_DIR/rt/$(sway_socket) XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway"
+    echo "export WAYLAND_DISPLAY=$SWAY_DIR/rt/$(sway_socket) DISPLAY=$XWAYLAND_DISPLAY XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway"
   else
     echo "export DISPLAY=$DISPLAY"
   fi
@@ -446,5 +479,5 @@ case "${1:-}" in
   status) cmd_status ;;
   stop) cmd_stop ;;
   stop-game) shift; cmd_stop_game "$@" ;;
-  *) sed -n '2,48p' "$0"; exit 2 ;;
+  *) sed -n '2,54p' "$0"; exit 2 ;;
 esac

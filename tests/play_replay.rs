@@ -197,6 +197,39 @@ fn a_skipped_frame_is_a_desync_with_a_dump_and_no_more_keys() {
             .count()
             >= 2
     );
+
+    // recorded: each re-read of the skipped-to frame is a `reread` event that names its pixels
+    // (one hash: the same frame each time), what disagreed, and the frame saved under rereads/
+    let rec = dump.path().join("rec");
+    let cfg = PlayConfig {
+        record: Some(rec.clone()),
+        ..PlayConfig::default()
+    };
+    let (s, _) = run(&order, cfg, RecordingSink::default());
+    assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
+    let lines = log_lines(&rec);
+    let bad: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["event"] == "reread" && l["why"] == "disagrees")
+        .collect();
+    // 1 read + `rereads` (4) re-reads disagree; the last ends the step, not logged as a re-read
+    assert_eq!(bad.len(), 4, "{lines:?}");
+    let skipped_to = bot2048::vision::io::load_image(&frames(&[7])[0]).unwrap();
+    for e in &bad {
+        assert_eq!(e["moves"], 5, "{e}");
+        assert_eq!(e["hash"], bad[0]["hash"], "the same pixels: {e}");
+        assert_eq!(e["hash"].as_str().map(str::len), Some(16), "{e}");
+        let m = e["mismatch"].as_str().unwrap_or_default();
+        assert!(m.starts_with("row ") && m.contains("expected"), "{e}");
+        assert!(e["after_key_ms"].as_f64().is_some(), "{e}");
+        let saved = rec.join(e["frame"].as_str().expect("a saved frame"));
+        let saved = bot2048::vision::io::load_image(&saved).unwrap();
+        assert!(
+            saved == skipped_to,
+            "the saved frame is frame 7's pixels: {e}"
+        );
+    }
+    assert_eq!(bad[0]["frame"], "rereads/move6-read1.png");
 }
 
 #[test]

@@ -104,6 +104,9 @@ struct Session {
     /// A headless sway (`scripts/games.sh` with `WAYLAND=1`) in place of Xvfb + openbox: its
     /// Wayland socket, once up.
     wayland: Option<PathBuf>,
+    /// The display of that sway's XWayland (which `scripts/games.sh` lets this user into), as
+    /// sway gives it to its clients.
+    xwayland: Option<String>,
 }
 
 impl Session {
@@ -113,6 +116,7 @@ impl Session {
             display,
             state,
             wayland: None,
+            xwayland: None,
         };
         s.start_game(game, env);
         s
@@ -125,6 +129,7 @@ impl Session {
             display: 0,
             state,
             wayland: Some(PathBuf::new()),
+            xwayland: None,
         };
         s.start_game(game, env);
         let rt = s.state.path().join("sway/rt");
@@ -139,6 +144,9 @@ impl Session {
             })
             .expect("sway's Wayland socket");
         s.wayland = Some(socket);
+        let display = std::fs::read_to_string(s.state.path().join("sway/display"))
+            .expect("sway's XWayland display (scripts/games.sh)");
+        s.xwayland = Some(display.trim().to_string());
         s
     }
 
@@ -170,12 +178,13 @@ impl Session {
 
     fn env(&self, c: &mut Command) {
         match &self.wayland {
-            // native windows only: sway's XWayland lets only sway's own user in
+            // as sway's own clients see it: its socket, and its XWayland as DISPLAY (which
+            // scripts/games.sh lets this user into)
             Some(socket) => c
                 .env("WAYLAND_DISPLAY", socket)
                 .env("XDG_SESSION_TYPE", "wayland")
                 .env("XDG_CURRENT_DESKTOP", "sway")
-                .env_remove("DISPLAY"),
+                .env("DISPLAY", self.xwayland.as_deref().unwrap_or_default()),
             None => c
                 .env("DISPLAY", format!(":{}", self.display))
                 .env_remove("WAYLAND_DISPLAY")
@@ -1545,13 +1554,15 @@ fn a_wayland_session_plays_x11_windows_through_xwayland() {
 // --- native Wayland windows under a headless sway (scripts/games.sh WAYLAND=1) ---
 
 /// What a sway test needs on the machine: sway and its XWayland, setpriv (as root: sway refuses
-/// root), the two games, and Qt's Wayland plugin (qtwayland5).
+/// root), xhost (to let root into sway's XWayland), the two games, and Qt's Wayland plugin
+/// (qtwayland5).
 fn missing_sway_tools() -> Vec<&'static str> {
     let need = [
         ("/usr/bin/sway", "sway"),
         ("/usr/bin/swaymsg", "swaymsg"),
         ("/usr/bin/Xwayland", "xwayland"),
         ("/usr/bin/setpriv", "setpriv"),
+        ("/usr/bin/xhost", "x11-xserver-utils"),
         ("/usr/games/gnome-2048", "gnome-2048"),
         ("/usr/games/2048-qt", "2048-qt"),
         (
@@ -1589,7 +1600,7 @@ fn sway_session(
 }
 
 /// `windows` lists the native window with its board, `read --window` reads it, and `play` makes
-/// 150 moves on it (at most 5 desyncs, see below).
+/// 150 moves on it with 0 desyncs.
 fn sway_native_game(game: &str, title: &str, app: &str, profile: &str) {
     let test = format!("sway native {game}");
     let Some((_lock, s)) = sway_session(&test, game, &[]) else {
@@ -1631,11 +1642,9 @@ fn sway_native_game(game: &str, title: &str, app: &str, profile: &str) {
     assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
     assert_eq!(v["moves"], 150, "{v}");
     assert_eq!(code, 0, "{v}\n{err}");
-    // Not yet the 0 of issue 25: on the developers' 2-core machine at load 12 (other builds),
-    // each game had 1 to 3 desyncs in 150 moves in five runs (the same pixels read wrong twice,
-    // then right: the play went on), where X11 had 0 at the same load (docs/wayland.md). More
-    // than 5 is a regression.
-    assert!(v["desyncs"].as_u64().unwrap() <= 5, "{v}");
+    // Under load a native game stands still mid-animation for 100-470 ms (it waits for sway's
+    // frame callback); a frame read wrong again within play::step::STALL_SPAN_MS is no desync.
+    assert_eq!(v["desyncs"], 0, "{v}\n{err}");
     assert_eq!(v["final_read_matches"], true, "{v}");
 }
 
@@ -1654,34 +1663,12 @@ fn sway_native_qt_2048_is_listed_read_and_plays_150_moves() {
     sway_native_game("qt", "2048 Game", "2048-qt", "2048-qt");
 }
 
-/// While the bot plays 2048-qt, a native gnome-2048 opens (from a seeded board on which every
-/// arrow key moves a tile) and sway gives it the focus: the bot stops (exit 4) and gnome-2048's
-/// board is still the seed, so no key went to it.
-#[test]
-fn sway_drill_another_native_window_takes_the_focus() {
-    let seed = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
-    let Some((_lock, s)) = sway_session("sway drill focus", "qt", &[]) else {
-        return;
-    };
-    let child = spawn_play(&s, &["--window", "2048 Game"]);
-    std::thread::sleep(Duration::from_secs(4));
-    s.start_game("gnome", &[("SEED", seed)]);
-    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
-    eprintln!("sway drill focus: {v}");
-    let reason = v["stop_reason"].as_str().unwrap_or_default();
-    // a frame refused while the game is not activated (covered), or a key refused (focus_lost)
-    assert!(reason == "covered" || reason == "focus_lost", "{v}\n{err}");
-    assert!(
-        v["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("GNOME 2048"),
-        "the stop names the window with the focus: {v}"
-    );
-    assert_eq!(code, 4, "{v}\n{err}");
-    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
-    assert_eq!(v["desyncs"], 0, "{v}");
-    // with 2048-qt gone, the output shows gnome-2048's board alone
+/// The board a native gnome-2048 opens with in the focus drills: any arrow key moves a tile.
+const FOCUS_SEED: &str = "2 0 0 0;0 4 0 0;0 0 8 0;0 0 0 16";
+
+/// After a focus drill: with 2048-qt stopped, the output shows gnome-2048's board alone, and it
+/// is still [`FOCUS_SEED`] (no key reached it).
+fn gnome_still_shows_the_focus_seed(s: &Session) {
     let out = s
         .games()
         .args(["stop-game", "qt"])
@@ -1698,6 +1685,35 @@ fn sway_drill_another_native_window_takes_the_focus() {
         "a key reached gnome-2048; stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// While the bot plays 2048-qt, a native gnome-2048 opens (from a seeded board on which every
+/// arrow key moves a tile) and sway gives it the focus: the bot stops (exit 4) and gnome-2048's
+/// board is still the seed, so no key went to it.
+#[test]
+fn sway_drill_another_native_window_takes_the_focus() {
+    let Some((_lock, s)) = sway_session("sway drill focus", "qt", &[]) else {
+        return;
+    };
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
+    std::thread::sleep(Duration::from_secs(4));
+    s.start_game("gnome", &[("SEED", FOCUS_SEED)]);
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
+    eprintln!("sway drill focus: {v}");
+    let reason = v["stop_reason"].as_str().unwrap_or_default();
+    // a frame refused while the game is not activated (covered), or a key refused (focus_lost)
+    assert!(reason == "covered" || reason == "focus_lost", "{v}\n{err}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("GNOME 2048"),
+        "the stop names the window with the focus: {v}"
+    );
+    assert_eq!(code, 4, "{v}\n{err}");
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    gnome_still_shows_the_focus_seed(&s);
 }
 
 /// The native window closes mid-game: the bot stops with `window_gone` (exit 4).
@@ -1719,4 +1735,71 @@ fn sway_drill_native_window_closed_mid_game() {
     assert_eq!(v["stop_reason"], "window_gone", "{v}\n{err}");
     assert_eq!(code, 4);
     assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+}
+
+/// An X11 game under the headless sway's XWayland (`QT_QPA_PLATFORM=xcb 2048-qt`), in a Wayland
+/// session as sway's clients see it (`WAYLAND_DISPLAY` and `DISPLAY` set): `windows` lists it
+/// once, through the X11 route (its X window id and its own size, not the output's; sway's
+/// foreign-toplevel list has it too), and `play` makes 150 moves with 0 desyncs through XTEST.
+/// Then, while the bot plays it, a native gnome-2048 opens from a seeded board and sway gives it
+/// the focus: XWayland's input focus leaves the game, the bot stops before its next key
+/// (`focus_lost`, exit 4), and gnome-2048's board is still the seed.
+#[test]
+fn sway_x11_qt_2048_is_listed_once_plays_150_moves_and_stops_when_a_native_window_takes_the_focus()
+{
+    let Some((_lock, s)) = sway_session("sway x11 qt", "qt", &[("X11", "1")]) else {
+        return;
+    };
+    let xid: u64 = s
+        .window_id("^2048 Game$")
+        .expect("2048-qt's X window on sway's XWayland")
+        .parse()
+        .expect("an X window id");
+    let out = s.bot(&["windows", "--json"]).output().expect("windows");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let listed: Vec<&Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["title"] == "2048 Game")
+        .collect();
+    assert_eq!(listed.len(), 1, "listed once: {v}\n{err}");
+    let w = listed[0];
+    assert_eq!(w["id"], xid, "through the X11 route: {w}");
+    assert_eq!(w["app"], "2048-qt", "{w}");
+    assert_eq!(w["board"]["profile"], "2048-qt", "{w}");
+    // the window's own size, where the wlroots route gives the output's (1280x1024)
+    assert!(w["width"].as_u64().unwrap() < 1280, "{w}");
+
+    let started = Instant::now();
+    let (v, code, err) = play(&s, &["--window", "2048 Game", "--max-moves", "150"]);
+    eprintln!(
+        "sway x11 qt: {v} ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    assert_keys(&v);
+    assert_eq!(v["stop_reason"], "max_moves", "{v}\n{err}");
+    assert_eq!(v["moves"], 150, "{v}");
+    assert_eq!(code, 0, "{v}\n{err}");
+    assert_eq!(v["desyncs"], 0, "{v}\n{err}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+
+    let child = spawn_play(&s, &["--window", "2048 Game"]);
+    std::thread::sleep(Duration::from_secs(4));
+    s.start_game("gnome", &[("SEED", FOCUS_SEED)]);
+    let (v, code, err) = summary_of(wait_child(child, Duration::from_secs(30)));
+    eprintln!("sway x11 qt, focus drill: {v}");
+    assert_eq!(v["stop_reason"], "focus_lost", "{v}\n{err}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no key sent"),
+        "{v}"
+    );
+    assert_eq!(code, 4, "{v}\n{err}");
+    assert!(v["moves"].as_u64().unwrap() > 0, "{v}");
+    gnome_still_shows_the_focus_seed(&s);
 }

@@ -10,7 +10,8 @@
 //!   XTEST keys through enigo, window-manager queries over x11rb) for an X11 session or the X11
 //!   windows of a Wayland session's XWayland; `wlroots` (Linux only: foreign-toplevel list and
 //!   focus, screencopy frames, virtual-keyboard keys over one wayland-client connection) on a
-//!   Wayland compositor that offers the wlroots protocols. A platform of its own is a folder
+//!   Wayland compositor that offers the wlroots protocols, with its XWayland windows through
+//!   [`x11`] when XWayland lets the bot in. A platform of its own is a folder
 //!   beside them and one arm in [`desktop`].
 //!
 //! `cli` and `play` see only this module's types; errors are [`PlatformError`] (opening) and the
@@ -213,9 +214,10 @@ pub trait Desktop {
 
 /// The desktop of this process's session ([`Session::detect`]): in a Wayland session whose
 /// compositor offers the wlroots protocols (not GNOME or KDE; probed with one connection),
-/// [`wlroots::WlrDesktop`], which sees native and XWayland windows alike; else X11 when there is
-/// an X display (an X11 session, or XWayland in a Wayland session); else an error that tells the
-/// user what to do.
+/// [`wlroots::WlrDesktop`]: native windows through those protocols, and the X11 windows of
+/// XWayland through the X11 route when `DISPLAY` is set and XWayland lets the bot in (else
+/// through the wlroots protocols too); else X11 when there is an X display (an X11 session, or
+/// XWayland in a Wayland session); else an error that tells the user what to do.
 ///
 /// # Errors
 /// [`PlatformError::NoDesktop`] in a Wayland session without XWayland (`DISPLAY` unset) whose

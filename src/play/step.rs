@@ -17,8 +17,16 @@
 //! - exactly the afterstate, no new tile: read again up to `rereads` times (a slow spawn), then
 //!   [`End::NoNewTile`], which the driver turns into a win, a game over or a desync;
 //! - anything else (unreadable, disagreeing, timed out): read again up to `rereads` times, then
-//!   give up. A disagreement on the same pixels twice counts the move as a desync: a frame from
-//!   inside an animation changes before the next read.
+//!   give up. A disagreement on the same pixels at reads at least [`STALL_SPAN_MS`] apart counts
+//!   the move as a desync, even when a later read agrees: a frame from inside an animation
+//!   changes within that time. (It was "the same pixels twice", but under a Wayland compositor
+//!   on a loaded machine a game stands still mid-animation for 100–470 ms while it waits for the
+//!   compositor's frame callback, so two reads 130 ms apart saw the same mid-slide frame.)
+
+/// How far apart (ms, frame capture times) two reads of the same disagreeing pixels must be for
+/// the move to count as a desync. Longer than the longest stall seen inside an animation: 470 ms
+/// (2048-qt as a native window under headless sway, load 12 on 2 cores; docs/wayland.md).
+pub const STALL_SPAN_MS: u64 = 1000;
 
 /// Quiet window (ms) that confirms a key had no effect when the frame before it was accepted
 /// early: long enough that a redraw stalled mid-slide is not taken for a dropped key.
@@ -91,6 +99,8 @@ pub enum Event {
     Unreadable {
         /// Its region hash.
         hash: u64,
+        /// When it was captured, ms after the step's first press.
+        at_ms: u64,
     },
     /// A settled frame shows game over over a board that is not complete.
     GameOver,
@@ -111,6 +121,8 @@ pub enum Event {
     Disagrees {
         /// Its region hash.
         hash: u64,
+        /// When it was captured, ms after the step's first press.
+        at_ms: u64,
     },
 }
 
@@ -127,7 +139,9 @@ pub struct MoveStep {
     rereads: u32,
     extra_reads: u32,
     retries: u32,
-    bad_hash: Option<u64>,
+    /// The pixels of the last disagreeing (or unreadable) read, and when they were first read
+    /// so (ms after the first press).
+    bad: Option<(u64, u64)>,
     desync: bool,
 }
 
@@ -146,7 +160,7 @@ impl MoveStep {
             rereads: 0,
             extra_reads: 0,
             retries: 0,
-            bad_hash: None,
+            bad: None,
             desync: false,
         }
     }
@@ -202,8 +216,8 @@ impl MoveStep {
         self.retries
     }
 
-    /// True when the move counts as a desync: the same pixels disagreed twice, or the step ended
-    /// in [`End::Desync`].
+    /// True when the move counts as a desync: the same pixels disagreed at reads at least
+    /// [`STALL_SPAN_MS`] apart, or the step ended in [`End::Desync`].
     pub fn is_desync(&self) -> bool {
         self.desync
     }
@@ -233,12 +247,12 @@ impl MoveStep {
             Event::GameOver => State::Ended(End::GameOver),
             Event::DialogClosed => State::Reread,
             Event::TimedOut => self.reread_or(End::Unsettled),
-            Event::Unreadable { hash } => {
-                self.disagreed(hash);
+            Event::Unreadable { hash, at_ms } => {
+                self.disagreed(hash, at_ms);
                 self.reread_or(End::Unreadable)
             }
-            Event::Disagrees { hash } => {
-                self.disagreed(hash);
+            Event::Disagrees { hash, at_ms } => {
+                self.disagreed(hash, at_ms);
                 let s = self.reread_or(End::Desync);
                 self.desync |= s == State::Ended(End::Desync);
                 s
@@ -288,13 +302,18 @@ impl MoveStep {
         }
     }
 
-    /// A read that disagrees (or is unreadable) on pixels hashing to `hash`: the second time on
-    /// the same pixels the move counts as a desync.
-    fn disagreed(&mut self, hash: u64) {
-        if self.bad_hash == Some(hash) {
-            self.desync = true;
+    /// A read that disagrees (or is unreadable) on pixels hashing to `hash`, captured `at_ms`
+    /// after the first press: when the same pixels disagreed at a read [`STALL_SPAN_MS`] or more
+    /// before (with no other pixels read wrong in between), the move counts as a desync.
+    fn disagreed(&mut self, hash: u64, at_ms: u64) {
+        match self.bad {
+            Some((h, first)) if h == hash => {
+                if at_ms.saturating_sub(first) >= STALL_SPAN_MS {
+                    self.desync = true;
+                }
+            }
+            _ => self.bad = Some((hash, at_ms)),
         }
-        self.bad_hash = Some(hash);
     }
 }
 
@@ -370,28 +389,37 @@ mod tests {
         assert_eq!((s.presses(), s.retries()), (1, 0));
     }
 
+    /// A disagreeing read of pixels `hash` captured `at_ms` after the first press.
+    fn bad(hash: u64, at_ms: u64) -> Event {
+        Event::Disagrees { hash, at_ms }
+    }
+
     #[test]
     fn a_disagreeing_read_is_read_again_then_a_desync() {
         let mut s = MoveStep::new(7, false, LIMITS);
         s.on(Event::Pressed);
         // a mid-animation frame, then the spawn: no desync
-        assert_eq!(s.on(Event::Disagrees { hash: 9 }), State::Reread);
+        assert_eq!(s.on(bad(9, 180)), State::Reread);
         assert_eq!(s.changed_from(), None, "a re-read waits for no change");
         assert_eq!(s.on(Event::Spawned), State::Accepted);
         assert_eq!((s.rereads(), s.extra_reads(), s.presses()), (1, 1, 1));
         assert!(!s.is_desync());
 
-        // the same pixels disagreeing again: a desync, and after `rereads` re-reads the end
+        // the same pixels disagreeing a full span later: a desync, and after `rereads`
+        // re-reads the end
         let mut s = MoveStep::new(7, false, LIMITS);
         s.on(Event::Pressed);
-        let bad = Event::Disagrees { hash: 9 };
-        assert_eq!(s.on(bad), State::Reread);
+        assert_eq!(s.on(bad(9, 200)), State::Reread);
         assert!(!s.is_desync());
-        assert_eq!(s.on(bad), State::Reread);
-        assert!(s.is_desync(), "same pixels twice");
-        assert_eq!(drive(&mut s, &[bad, bad]), [State::Reread, State::Reread]);
+        assert_eq!(s.on(bad(9, 200 + STALL_SPAN_MS)), State::Reread);
+        assert!(s.is_desync(), "same pixels, a span apart");
+        let later = bad(9, 300 + STALL_SPAN_MS);
         assert_eq!(
-            s.on(bad),
+            drive(&mut s, &[later, later]),
+            [State::Reread, State::Reread]
+        );
+        assert_eq!(
+            s.on(later),
             State::Ended(End::Desync),
             "the 5th disagreeing read"
         );
@@ -401,13 +429,34 @@ mod tests {
         let mut s = MoveStep::new(7, false, LIMITS);
         s.on(Event::Pressed);
         for h in 10..14 {
-            assert_eq!(s.on(Event::Disagrees { hash: h }), State::Reread);
+            assert_eq!(s.on(bad(h, 100 * h)), State::Reread);
         }
         assert!(!s.is_desync());
-        assert_eq!(
-            s.on(Event::Disagrees { hash: 14 }),
-            State::Ended(End::Desync)
-        );
+        assert_eq!(s.on(bad(14, 1400)), State::Ended(End::Desync));
+        assert!(s.is_desync());
+    }
+
+    #[test]
+    fn a_stalled_animation_frame_read_twice_within_the_span_is_no_desync() {
+        // as recorded on native 2048-qt under sway at load: a mid-slide frame (a merged tile
+        // fading out) read at 157 ms and, unchanged, 131 ms later; then the game drew on
+        let mut s = MoveStep::new(7, false, LIMITS);
+        s.on(Event::Pressed);
+        assert_eq!(s.on(bad(9, 157)), State::Reread);
+        assert_eq!(s.on(bad(9, 288)), State::Reread);
+        assert_eq!(s.on(bad(9, 157 + STALL_SPAN_MS - 1)), State::Reread);
+        assert!(!s.is_desync(), "same pixels, but within the span");
+        assert_eq!(s.on(Event::Spawned), State::Accepted);
+        assert!(!s.is_desync());
+
+        // other wrong pixels in between start the span again
+        let mut s = MoveStep::new(7, false, LIMITS);
+        s.on(Event::Pressed);
+        s.on(bad(9, 100));
+        s.on(bad(8, 700));
+        s.on(bad(9, 1200));
+        assert!(!s.is_desync(), "9 was read wrong again 500 ms after 8");
+        s.on(bad(9, 1200 + STALL_SPAN_MS));
         assert!(s.is_desync());
     }
 
@@ -475,10 +524,18 @@ mod tests {
 
         let mut s = MoveStep::new(7, false, LIMITS);
         s.on(Event::Pressed);
-        let blur = Event::Unreadable { hash: 3 };
-        assert_eq!(drive(&mut s, &[blur; 4]), [State::Reread; 4]);
-        assert!(s.is_desync(), "the same unreadable pixels twice");
-        assert_eq!(s.on(blur), State::Ended(End::Unreadable));
+        let blur = |at_ms| Event::Unreadable { hash: 3, at_ms };
+        assert_eq!(
+            drive(&mut s, &[blur(100), blur(300), blur(500)]),
+            [State::Reread; 3]
+        );
+        assert!(
+            !s.is_desync(),
+            "the same unreadable pixels, within the span"
+        );
+        assert_eq!(s.on(blur(100 + STALL_SPAN_MS)), State::Reread);
+        assert!(s.is_desync(), "the same unreadable pixels, a span apart");
+        assert_eq!(s.on(blur(1300)), State::Ended(End::Unreadable));
     }
 
     #[test]
@@ -519,6 +576,6 @@ mod tests {
         );
         assert_eq!(s.presses(), 1);
         s.on(Event::Spawned);
-        assert_eq!(s.on(Event::Disagrees { hash: 1 }), State::Accepted);
+        assert_eq!(s.on(bad(1, 50)), State::Accepted);
     }
 }

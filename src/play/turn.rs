@@ -67,6 +67,10 @@ struct Seen {
     mismatch: Option<Mismatch>,
     error: String,
     wait_began: Option<Instant>,
+    /// The step's first press: the clock of the events' `at_ms`.
+    first_press: Option<Instant>,
+    /// The settled frame's label, `moveN-readK`.
+    label: String,
 }
 
 /// Everything one move needs.
@@ -123,11 +127,12 @@ fn drive<T: FrameSource + KeySink + GameUi>(
             State::Press => {
                 press(game, run, t, line, step)?;
                 pressed_at = Instant::now();
+                seen.first_press.get_or_insert(pressed_at);
             }
             State::AwaitChange | State::Reread => {
                 let event = wait_and_read(game, reader, run, t, win, step, &mut seen)?;
                 let next = step.on(event);
-                log_event(run, t.plan, event, next, step);
+                log_event(run, t.plan, event, next, step, &seen, pressed_at);
                 if next == State::Reread {
                     pause_before_reread(event, pressed_at, t.spawn_wait_ms);
                 }
@@ -138,14 +143,53 @@ fn drive<T: FrameSource + KeySink + GameUi>(
     }
 }
 
-/// Logs a re-read or a retry (when recording): what `event` led the machine to `next`.
-fn log_event(run: &mut Run<'_>, plan: &Planned, event: Event, next: State, step: &MoveStep) {
+/// Logs a re-read or a retry (when recording): what `event` led the machine to `next`. A re-read
+/// carries the settled frame's hash and what disagreed in it (`seen`: the last settle;
+/// `pressed_at`: the last press); an unreadable or disagreeing frame is saved under `rereads/`.
+fn log_event(
+    run: &mut Run<'_>,
+    plan: &Planned,
+    event: Event,
+    next: State,
+    step: &MoveStep,
+    seen: &Seen,
+    pressed_at: Instant,
+) {
     let Some(rec) = &mut run.rec else { return };
     let moves = run.tally.moves;
+    let hash = match event {
+        Event::Unreadable { hash, .. }
+        | Event::Unchanged { hash }
+        | Event::NoNewTile { hash }
+        | Event::Disagrees { hash, .. } => Some(hash),
+        _ => None,
+    };
+    let bad = matches!(event, Event::Unreadable { .. } | Event::Disagrees { .. });
+    let mismatch = match event {
+        Event::Unreadable { .. } => Some(seen.error.clone()),
+        Event::Disagrees { .. } | Event::NoNewTile { .. } => {
+            seen.mismatch.as_ref().map(|m| m.to_string())
+        }
+        _ => None,
+    };
+    let settled = seen.settled.as_ref().filter(|_| hash.is_some());
+    let after_key_ms = settled.map(|s| {
+        s.frame
+            .taken_at
+            .saturating_duration_since(pressed_at)
+            .as_secs_f64()
+            * 1000.0
+    });
     let e = match next {
         // AwaitChange after a wait: the longer wait for a key drawn late
         State::Reread | State::AwaitChange => LogEvent::Reread {
             moves,
+            frame: settled
+                .filter(|_| bad)
+                .map(|s| rec.reread_frame(&seen.label, &s.frame.image)),
+            hash: hash.map(|h| format!("{h:016x}")),
+            mismatch,
+            after_key_ms,
             why: match event {
                 Event::Unreadable { .. } => "unreadable",
                 Event::Disagrees { .. } => "disagrees",
@@ -254,9 +298,16 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
         step.presses() + step.rereads()
     );
     run.frames.push(&label, &s.frame.image);
-    let event = observe(reader, run, t.plan, &s, seen);
+    let first_press = seen.first_press.unwrap_or(began);
+    let at_ms = s
+        .frame
+        .taken_at
+        .saturating_duration_since(first_press)
+        .as_millis() as u64;
+    let event = observe(reader, run, t.plan, &s, seen, at_ms);
     seen.settled = Some(s);
     seen.wait_began = Some(began);
+    seen.label = label;
     Ok(event)
 }
 
@@ -338,13 +389,15 @@ pub(super) fn read_for_plan(
     Ok((r, g))
 }
 
-/// Reads the settled frame `s` and classifies it against the mirror.
+/// Reads the settled frame `s` (captured `at_ms` after the step's first press) and classifies it
+/// against the mirror.
 fn observe(
     reader: &mut Reader,
     run: &mut Run<'_>,
     plan: &Planned,
     s: &Settled,
     seen: &mut Seen,
+    at_ms: u64,
 ) -> Event {
     let hash = s.hash;
     let (r, g) = match read_for_plan(reader, &s.frame.image, plan) {
@@ -352,7 +405,7 @@ fn observe(
         Err(e) => {
             seen.error = e;
             reader.forget_grid();
-            return Event::Unreadable { hash };
+            return Event::Unreadable { hash, at_ms };
         }
     };
     if r.status == BoardStatus::GameOver && g.board().is_none() {
@@ -379,7 +432,7 @@ fn observe(
             seen.mismatch = Some(m);
             // the remembered grid may have been taken from a mid-animation frame
             reader.forget_grid();
-            Event::Disagrees { hash }
+            Event::Disagrees { hash, at_ms }
         }
     };
     seen.read = Some(g);

@@ -1,7 +1,16 @@
-//! The wlroots platform: native Wayland windows (and the XWayland ones, which the compositor
-//! lists alike) on wlroots compositors (sway, Hyprland, river, labwc, Wayfire), over one
-//! wayland-client connection.
+//! The wlroots platform: native Wayland windows on wlroots compositors (sway, Hyprland, river,
+//! labwc, Wayfire), over one wayland-client connection; and their XWayland windows through the
+//! X11 route when `DISPLAY` is set and XWayland lets the bot in (else through these protocols
+//! too, as the compositor lists them alike).
 //!
+//! - [`xwayland`]: which toplevel is an XWayland window that the X11 route also lists (same
+//!   title, app id = `WM_CLASS` class): `windows` lists it once, through X11 (its own pixels and
+//!   size, XTEST keys after the X focus check), and `play` opens it through X11. The focus check
+//!   is then the X11 one: while a native window has the compositor's focus, XWayland's input
+//!   focus is on no X11 window (sway 1.7: PointerRoot, `_NET_ACTIVE_WINDOW` 0), so no key goes
+//!   out and the bot stops. Giving the focus at the start goes through the toplevel
+//!   (`activate`), since sway only marks an X11 window urgent on its `_NET_ACTIVE_WINDOW`
+//!   request.
 //! - [`client`]: the connection, its globals, outputs and toplevels
 //!   (`zwlr_foreign_toplevel_manager_v1`: title, app id, `activated`, `minimized`, `closed`, the
 //!   outputs a window is on).
@@ -33,6 +42,7 @@ use std::time::{Duration, Instant};
 pub mod client;
 pub mod keyboard;
 pub mod screencopy;
+pub mod xwayland;
 
 pub use client::{Client, Toplevel, WlError};
 use keyboard::{Evdev, VirtualKeyboard};
@@ -147,42 +157,138 @@ fn grown_within(area: Rect, width: u32, height: u32) -> Option<Rect> {
     })
 }
 
-/// The desktop of a wlroots compositor.
+/// The desktop of a wlroots compositor, with its XWayland when the bot may use it.
 #[derive(Debug)]
 pub struct WlrDesktop {
     session: Session,
+    /// XWayland, when `DISPLAY` is set and its X server let the bot in: its X11 windows are then
+    /// listed and played through the X11 route ([`xwayland`]).
+    xwayland: XWayland,
+}
+
+/// Whether the X11 windows of a wlroots session go through the X11 route.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum XWayland {
+    /// `DISPLAY` is not set: every window goes through the wlroots protocols.
+    Unset,
+    /// The X server on this display answered: X11 windows go through the X11 route.
+    Reached(String),
+    /// `DISPLAY` is set but the X server did not let the bot in (XWayland lets only the
+    /// compositor's user in, unless granted, e.g. `xhost +si:localuser:root`): X11 windows go
+    /// through the wlroots protocols. The display, and the error.
+    Refused(String, String),
 }
 
 impl WlrDesktop {
     /// The desktop of `session`, once a connection to its compositor has found the
     /// foreign-toplevel manager, `wl_shm` and a seat.
     ///
+    /// With `DISPLAY` set, one X connection also tells whether XWayland lets the bot in.
+    ///
     /// # Errors
     /// [`WlError`] when the compositor cannot be reached or lacks them.
     pub fn probe(session: Session) -> Result<WlrDesktop, WlError> {
         Client::connect()?;
-        Ok(WlrDesktop { session })
+        let xwayland = match &session.display {
+            None => XWayland::Unset,
+            Some(d) => match super::x11::X11::connect() {
+                Ok(_) => XWayland::Reached(d.clone()),
+                Err(e) => {
+                    tracing::debug!(display = %d, error = %e, "XWayland did not let the bot in");
+                    XWayland::Refused(d.clone(), e.to_string())
+                }
+            },
+        };
+        Ok(WlrDesktop { session, xwayland })
+    }
+
+    /// The X11 windows of XWayland, bottom to top ([`super::x11::X11::clients`]); empty when
+    /// XWayland is not [`XWayland::Reached`].
+    fn x11_clients(&self) -> Vec<WindowInfo> {
+        self.x11_or_none(|| super::x11::X11::connect()?.clients())
+    }
+
+    /// As [`WlrDesktop::x11_clients`], each captured ([`super::x11::window::list_windows`]).
+    fn x11_listed(&self) -> Vec<ListedWindow> {
+        self.x11_or_none(super::x11::window::list_windows)
+    }
+
+    /// `list()` when XWayland is [`XWayland::Reached`], else nothing. A failure is logged and
+    /// taken as no X11 window (the wlroots list then holds them).
+    fn x11_or_none<T>(&self, list: impl FnOnce() -> Result<Vec<T>, CaptureError>) -> Vec<T> {
+        if !matches!(self.xwayland, XWayland::Reached(_)) {
+            return Vec::new();
+        }
+        match list() {
+            Ok(l) => l,
+            // sway's X window manager sets _NET_CLIENT_LIST_STACKING with its first X11 window
+            Err(CaptureError::NoWindowManager) => Vec::new(),
+            Err(e) => {
+                tracing::debug!(error = %e, "no X11 windows from XWayland");
+                Vec::new()
+            }
+        }
     }
 
     fn connect() -> Result<Client, PlatformError> {
         Client::connect().map_err(|e| PlatformError::NoDesktop(e.to_string()))
     }
 
-    /// Finds `wanted` among the toplevels of a new connection.
-    fn find_in(&self, wanted: &str, keys: Option<FocusMode>) -> Result<WlrGame, PlatformError> {
+    /// Finds `wanted` among the native toplevels of a new connection and the X11 windows of
+    /// XWayland (each window once, see [`xwayland`]); an X11 window is opened through the X11
+    /// route. With keys and a focus mode that may give the focus (`start`, `activate`), an X11
+    /// game that does not have it is first activated through its toplevel: sway does not focus
+    /// an X11 window on its own `_NET_ACTIVE_WINDOW` request (`focus_on_window_activation`
+    /// defaults to `urgent`).
+    fn find_in(
+        &self,
+        wanted: &str,
+        keys: Option<FocusMode>,
+    ) -> Result<Box<dyn GameWindow>, PlatformError> {
         let mut c = Self::connect()?;
-        let listed: Vec<WindowInfo> = c
+        let toplevels: Vec<WindowInfo> = c
             .toplevels()
             .into_iter()
             .filter(|(_, t)| !t.closed)
             .map(|(id, t)| info_of(&c, id, &t))
             .collect();
-        let info = super::x11::window::pick_window(&listed, wanted)
-            .cloned()
-            .ok_or_else(|| CaptureError::WindowNotFound {
+        let x11 = self.x11_clients();
+        let twins = xwayland::xwayland_twins(&toplevels, &x11);
+        // natives first, then the X11 windows: among equal matches the X11 one wins
+        let mut listed: Vec<WindowInfo> = toplevels
+            .iter()
+            .zip(&twins)
+            .filter(|(_, t)| t.is_none())
+            .map(|(w, _)| w.clone())
+            .collect();
+        let natives = listed.len();
+        listed.extend(x11.iter().cloned());
+        let i = super::x11::window::pick_index(&listed, wanted).ok_or_else(|| {
+            CaptureError::WindowNotFound {
                 wanted: wanted.to_string(),
                 seen: listed.iter().map(|w| w.title.clone()).collect(),
-            })?;
+            }
+        })?;
+        if i >= natives {
+            let xi = i - natives;
+            if matches!(keys, Some(FocusMode::Start | FocusMode::Activate)) {
+                if let Some(t) = twins.iter().position(|t| *t == Some(xi)) {
+                    let id = toplevels[t].id;
+                    let g = WlrGame::new(c, toplevels[t].clone(), None);
+                    // best effort: the X11 focus check decides before every key
+                    match g.wait_activated(id, FOCUS_WAIT, true) {
+                        Ok(Wait::Arrived) => {}
+                        Ok(_) => tracing::debug!("the X11 game's toplevel was not activated"),
+                        Err(e) => tracing::debug!(error = %e, "activating the X11 game"),
+                    }
+                }
+            }
+            return Ok(Box::new(super::x11::X11Desktop::open_info(
+                x11[xi].clone(),
+                keys,
+            )?));
+        }
+        let info = listed.swap_remove(i);
         let keyboard = match keys {
             Some(_) => Some(
                 VirtualKeyboard::new(&mut c)
@@ -190,28 +296,26 @@ impl WlrDesktop {
             ),
             None => None,
         };
-        Ok(WlrGame {
-            inner: RefCell::new(Inner {
-                client: c,
-                copy: Screencopy::default(),
-                base: None,
-            }),
-            watch: None,
-            keyboard,
-            mode: keys,
-            started: false,
-            info,
-        })
+        let mut g = WlrGame::new(c, info, keys);
+        g.keyboard = keyboard;
+        Ok(Box::new(g))
     }
 }
 
 impl Desktop for WlrDesktop {
     fn describe(&self) -> String {
-        format!(
+        let native = format!(
             "a Wayland session ({}), native windows through the wlroots protocols on {}",
             self.session.desktop,
             self.session.wayland_display.as_deref().unwrap_or("?")
-        )
+        );
+        match &self.xwayland {
+            XWayland::Unset => native,
+            XWayland::Reached(d) => format!("{native}, X11 windows through XWayland on {d}"),
+            XWayland::Refused(d, why) => {
+                format!("{native} (X11 windows too: XWayland on {d} did not let the bot in: {why})")
+            }
+        }
     }
 
     fn windows(&self) -> Result<Vec<ListedWindow>, PlatformError> {
@@ -219,11 +323,23 @@ impl Desktop for WlrDesktop {
         let mut copy = Screencopy::default();
         let mut frames: Vec<(u32, Result<Frame, String>)> = Vec::new();
         let mut out = Vec::new();
-        for (id, t) in c.toplevels() {
-            if t.closed {
+        let x11_listed = self.x11_listed();
+        let x11: Vec<WindowInfo> = x11_listed.iter().map(|w| w.info.clone()).collect();
+        let toplevels: Vec<(u32, Toplevel)> = c
+            .toplevels()
+            .into_iter()
+            .filter(|(_, t)| !t.closed)
+            .collect();
+        let infos: Vec<WindowInfo> = toplevels
+            .iter()
+            .map(|(id, t)| info_of(&c, *id, t))
+            .collect();
+        let twins = xwayland::xwayland_twins(&infos, &x11);
+        for (((_, t), info), twin) in toplevels.into_iter().zip(infos).zip(twins) {
+            if twin.is_some() {
+                // listed by the X11 route below
                 continue;
             }
-            let info = info_of(&c, id, &t);
             // the stacking order is not known here (see the module doc)
             let covered_by = Vec::new();
             let frame = match (info.viewable, t.outputs.first()) {
@@ -252,15 +368,16 @@ impl Desktop for WlrDesktop {
                 frame,
             });
         }
+        out.extend(x11_listed);
         Ok(out)
     }
 
     fn find(&self, wanted: &str) -> Result<Box<dyn GameWindow>, PlatformError> {
-        Ok(Box::new(self.find_in(wanted, None)?))
+        self.find_in(wanted, None)
     }
 
     fn open(&self, wanted: &str, focus: FocusMode) -> Result<Box<dyn GameWindow>, PlatformError> {
-        Ok(Box::new(self.find_in(wanted, Some(focus))?))
+        self.find_in(wanted, Some(focus))
     }
 
     fn region(&self, _area: Rect) -> Result<Box<dyn FrameSource>, PlatformError> {
@@ -314,6 +431,23 @@ enum Wait {
 }
 
 impl WlrGame {
+    /// Toplevel `info` on connection `c`, without a keyboard; `mode` is the focus mode of a
+    /// window opened for play (its keyboard is set by the caller), `None` for frames only.
+    fn new(c: Client, info: WindowInfo, mode: Option<FocusMode>) -> WlrGame {
+        WlrGame {
+            inner: RefCell::new(Inner {
+                client: c,
+                copy: Screencopy::default(),
+                base: None,
+            }),
+            watch: None,
+            keyboard: None,
+            mode,
+            started: false,
+            info,
+        }
+    }
+
     /// The game's latest state, after a roundtrip.
     fn fresh(&self) -> Result<Toplevel, WlError> {
         let mut inner = self.inner.borrow_mut();

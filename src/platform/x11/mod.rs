@@ -54,6 +54,22 @@ impl X11Desktop {
         X11Desktop { session }
     }
 
+    /// The game window `info` (an X11 window listed by [`X11::clients`] on `$DISPLAY`), with the
+    /// keyboard opened for it when `keys` is given: how a wlroots session plays its XWayland
+    /// windows through this route.
+    ///
+    /// # Errors
+    /// [`PlatformError::Capture`] (`NoDisplay`, `WindowGone`, …); [`PlatformError::Keys`] when
+    /// the keyboard cannot be opened.
+    pub fn open_info(info: WindowInfo, keys: Option<FocusMode>) -> Result<X11Game, PlatformError> {
+        let src = WindowSource::open(info)?;
+        let keys = match keys {
+            Some(focus) => Some(EnigoSink::new(src.info().id, focus)?),
+            None => None,
+        };
+        Ok(X11Game { src, keys })
+    }
+
     /// A `WindowNotFound` in a Wayland session becomes [`PlatformError::NotUnderXWayland`],
     /// with the commands that start each game under XWayland.
     fn not_found(&self, e: CaptureError) -> PlatformError {

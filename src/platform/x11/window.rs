@@ -45,12 +45,17 @@ fn match_rank(w: &WindowInfo, wanted: &str) -> u8 {
 /// Picks the window for `wanted` among `clients` (bottom to top): the best rank; among equals,
 /// a viewable one, then the topmost.
 pub fn pick_window<'a>(clients: &'a [WindowInfo], wanted: &str) -> Option<&'a WindowInfo> {
+    pick_index(clients, wanted).map(|i| &clients[i])
+}
+
+/// The index in `clients` of the window [`pick_window`] picks; `None` when none matches.
+pub fn pick_index(clients: &[WindowInfo], wanted: &str) -> Option<usize> {
     clients
         .iter()
         .enumerate()
         .filter(|(_, w)| match_rank(w, wanted) > 0)
         .max_by_key(|(i, w)| (match_rank(w, wanted), w.viewable, *i))
-        .map(|(_, w)| w)
+        .map(|(i, _)| i)
 }
 
 impl WindowSource {
@@ -69,6 +74,19 @@ impl WindowSource {
                     wanted: wanted.to_string(),
                     seen: clients.iter().map(|w| w.title.clone()).collect(),
                 })?;
+        WindowSource::with(x11, info)
+    }
+
+    /// Frames of the window `info` (as [`X11::clients`] listed it, on `$DISPLAY`), found by its
+    /// X id.
+    ///
+    /// # Errors
+    /// `NoDisplay`, `NoWindowManager`, `WindowGone` (no longer listed), `Backend`.
+    pub fn open(info: WindowInfo) -> Result<WindowSource, CaptureError> {
+        WindowSource::with(X11::connect()?, info)
+    }
+
+    fn with(x11: X11, info: WindowInfo) -> Result<WindowSource, CaptureError> {
         let window = xcap::Window::all()
             .map_err(map_xcap)?
             .into_iter()

@@ -27,7 +27,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 /// The files and folders of a recording (besides `frames/`), removed by a forced re-recording.
-const RECORDING_FILES: [&str; 3] = ["log.jsonl", "summary.json", "desync"];
+const RECORDING_FILES: [&str; 4] = ["log.jsonl", "summary.json", "desync", "rereads"];
 
 /// Why a recording directory cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +122,22 @@ pub enum LogEvent {
         /// What the frame showed: `unreadable`, `disagrees`, `unchanged`, `timed_out`,
         /// `dialog_closed`.
         why: String,
+        /// The settled frame's board-region hash (16 hex digits; two reads on the same pixels
+        /// have the same hash); absent for `timed_out` and `dialog_closed`, and in logs written
+        /// before it was added.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hash: Option<String>,
+        /// What disagreed with the mirror (the cells, expected and read), or why the frame could
+        /// not be read; absent when nothing did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mismatch: Option<String>,
+        /// The settled frame's capture time after the last key press, ms.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_key_ms: Option<f64>,
+        /// Where the frame was saved, relative to the recording (`rereads/…png`), for
+        /// `unreadable` and `disagrees`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frame: Option<String>,
     },
     /// The key had no visible effect and was pressed again.
     Retry {
@@ -314,6 +330,18 @@ fn write_jobs(
                         bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
                     }),
             },
+            // past the cap, extra frames are left out without a line of their own
+            Job::Extra(_, _) if max_bytes.is_some_and(|m| bytes >= m) => Ok(()),
+            Job::Extra(path, img) => path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .map_err(|e| format!("{}: {e}", path.display()))
+                .and_then(|()| {
+                    fsio::write_png(&path, &img, Existing::Replace).map_err(|e| e.to_string())
+                })
+                .map(|()| {
+                    bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+                }),
             Job::Line(s) => line(&mut log, &s),
         };
         if let Err(e) = r {
@@ -329,6 +357,8 @@ fn write_jobs(
 /// A write queued for the background writer.
 enum Job {
     Frame(u64, PathBuf, image::RgbaImage),
+    /// A frame outside the sequence (a re-read's), at this path.
+    Extra(PathBuf, image::RgbaImage),
     Line(String),
 }
 
@@ -438,6 +468,16 @@ impl Recorder {
             }
         }
         seq
+    }
+
+    /// Queues `image` as `rereads/NAME.png` (a re-read frame, outside the sequence; left out
+    /// past the cap); returns that path relative to the recording.
+    pub fn reread_frame(&mut self, name: &str, image: &image::RgbaImage) -> String {
+        let rel = format!("rereads/{name}.png");
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(Job::Extra(self.dir.join(&rel), image.clone()));
+        }
+        rel
     }
 
     /// Waits for every queued write ([`Recorder::close`]), then writes `summary.json`.

@@ -363,6 +363,10 @@ mod tests {
             LogEvent::Reread {
                 moves: 1,
                 why: "disagrees".into(),
+                hash: None,
+                mismatch: None,
+                after_key_ms: None,
+                frame: None,
             },
             LogEvent::Retry {
                 moves: 1,
