@@ -13,6 +13,7 @@ use super::config::SolverConfig;
 use super::corner::CornerHeuristic;
 use super::heuristic::RowHeuristic;
 use super::ntuple::NTupleEval;
+use super::tables::middle::MiddleChoice;
 use super::tables::TableChoice;
 use super::{Evaluator, Solver, SolverError};
 use crate::engine::{Board, GridBoard, Position, Shape};
@@ -156,6 +157,8 @@ evaluations! {
     Tables(TableChoice),
     /// The corner heuristic with the endgame tables on 4×4 boards (`corner-tables`).
     CornerTables(TableChoice<CornerHeuristic>),
+    /// The heuristic with the middle-game tables, computed as play meets them (`middle`).
+    Middle(MiddleChoice),
     /// An n-tuple network: its value plus the points scored (`ntuple`, `ntuple:FILE`), 4×4 only.
     NTuple(NTupleEval),
 }
@@ -226,6 +229,7 @@ mod tests {
                 "article",
                 "tables",
                 "corner-tables",
+                "middle",
                 "ntuple",
                 "auto"
             ]
@@ -247,7 +251,7 @@ mod tests {
         // (ntuple and tables load files: see their own tests)
         let err = "snake".parse::<Evaluation>().unwrap_err();
         assert!(
-            matches!(&err, SolverError::UnknownEvaluation { known, .. } if known.len() == 7),
+            matches!(&err, SolverError::UnknownEvaluation { known, .. } if known.len() == 8),
             "{err}"
         );
     }

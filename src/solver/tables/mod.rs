@@ -29,6 +29,7 @@ use std::fmt;
 pub mod build;
 pub mod eval;
 pub mod file;
+pub mod middle;
 
 pub use eval::{load_shared, TableChoice, TableEval};
 
