@@ -159,6 +159,8 @@ evaluations! {
     CornerTables(TableChoice<CornerHeuristic>),
     /// The heuristic with the middle-game tables, computed as play meets them (`middle`).
     Middle(MiddleChoice),
+    /// The corner heuristic with the middle-game tables (`corner-middle`).
+    CornerMiddle(MiddleChoice<CornerHeuristic>),
     /// An n-tuple network: its value plus the points scored (`ntuple`, `ntuple:FILE`), 4×4 only.
     NTuple(NTupleEval),
 }
@@ -230,6 +232,7 @@ mod tests {
                 "tables",
                 "corner-tables",
                 "middle",
+                "corner-middle",
                 "ntuple",
                 "auto"
             ]
@@ -251,7 +254,7 @@ mod tests {
         // (ntuple and tables load files: see their own tests)
         let err = "snake".parse::<Evaluation>().unwrap_err();
         assert!(
-            matches!(&err, SolverError::UnknownEvaluation { known, .. } if known.len() == 8),
+            matches!(&err, SolverError::UnknownEvaluation { known, .. } if known.len() == 9),
             "{err}"
         );
     }

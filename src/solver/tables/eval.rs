@@ -114,6 +114,10 @@ pub trait TableInner:
 {
     /// The names (`--eval`) of this heuristic with the tables, each with its one-line description.
     const WITH_TABLES: &'static [(&'static str, &'static str)];
+
+    /// The names (`--eval`) of this heuristic with the middle-game tables
+    /// ([`super::middle::MiddleChoice`]), each with its one-line description.
+    const WITH_MIDDLE: &'static [(&'static str, &'static str)];
 }
 
 impl TableInner for RowHeuristic {
@@ -121,12 +125,20 @@ impl TableInner for RowHeuristic {
         "tables",
         "the heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
     )];
+    const WITH_MIDDLE: &'static [(&'static str, &'static str)] = &[(
+        "middle",
+        "the heuristic, the middle-game tables (a block of five or six large tiles; computed as play meets them) and the endgame tables when built (4x4)",
+    )];
 }
 
 impl TableInner for CornerHeuristic {
     const WITH_TABLES: &'static [(&'static str, &'static str)] = &[(
         "corner-tables",
         "the corner heuristic, and the endgame tables where they cover the board (4x4; built by `bot2048 tables build`)",
+    )];
+    const WITH_MIDDLE: &'static [(&'static str, &'static str)] = &[(
+        "corner-middle",
+        "the corner heuristic, the middle-game tables and the endgame tables when built (4x4)",
     )];
 }
 

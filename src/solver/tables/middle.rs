@@ -28,8 +28,8 @@
 //! games each at `--depth 3`: anchors from 4 rather than 64, 7 of 10 games reached 8192 (with or
 //! without the block of five); anchors from 4 with a floor of 8 on the caps, 5 of 10.
 use super::{
-    neighbours, nibble, symmetric_raw, EndgameTables, Formation, TableChoice, SYMMETRIES,
-    TWO_PROBABILITY,
+    eval::TableInner, neighbours, nibble, symmetric_raw, EndgameTables, Formation, TableChoice,
+    SYMMETRIES, TWO_PROBABILITY,
 };
 use crate::engine::{Board, Move, Shape};
 use crate::solver::evaluation::NamedEvaluation;
@@ -515,41 +515,36 @@ impl<E: Evaluator<Board>> Evaluator<Board> for MiddleEval<E> {
     }
 }
 
-/// `--eval middle`: [`MiddleEval`] over the row heuristic on 4×4 boards; the endgame tables
-/// join when built.
+/// `--eval middle` (and `corner-middle`): [`MiddleEval`] over the heuristic `H` on 4×4 boards
+/// (the row heuristic, or the corner one); the endgame tables join when built.
 #[derive(Clone, Debug)]
-pub struct MiddleChoice {
+pub struct MiddleChoice<H = RowHeuristic> {
     middle: Arc<MiddleTables>,
     endgame: Option<Arc<EndgameTables>>,
+    inner: H,
 }
 
-impl NamedEvaluation for MiddleChoice {
-    const NAMES: &'static [(&'static str, &'static str)] = &[(
-        "middle",
-        "the heuristic, the middle-game tables (a block of six tiles, computed as play meets them) and the endgame tables when built (4x4)",
-    )];
-    type OnFour = MiddleEval<RowHeuristic>;
-    type OnGrid = RowHeuristic;
+impl<H: TableInner> NamedEvaluation for MiddleChoice<H> {
+    const NAMES: &'static [(&'static str, &'static str)] = H::WITH_MIDDLE;
+    type OnFour = MiddleEval<H>;
+    type OnGrid = H;
 
-    fn parse(name: &str) -> Option<Result<MiddleChoice, SolverError>> {
+    fn parse(name: &str) -> Option<Result<MiddleChoice<H>, SolverError>> {
         (name == Self::NAMES[0].0).then(|| {
-            let endgame = TableChoice::<RowHeuristic>::load_if_built(false)?;
+            let endgame = TableChoice::<H>::load_if_built(false)?;
             Ok(MiddleChoice {
                 middle: shared_middle(),
                 endgame: endgame.map(|t| t.tables().clone()),
+                inner: H::default(),
             })
         })
     }
 
-    fn on_four(&self) -> MiddleEval<RowHeuristic> {
-        MiddleEval::new(
-            self.middle.clone(),
-            self.endgame.clone(),
-            RowHeuristic::default(),
-        )
+    fn on_four(&self) -> MiddleEval<H> {
+        MiddleEval::new(self.middle.clone(), self.endgame.clone(), self.inner)
     }
 
-    fn on_grid(&self, solver: &str, shape: Shape) -> Result<RowHeuristic, SolverError> {
+    fn on_grid(&self, solver: &str, shape: Shape) -> Result<H, SolverError> {
         Err(SolverError::Unsupported {
             solver: solver.to_string(),
             shape,
