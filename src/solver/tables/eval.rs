@@ -127,7 +127,7 @@ impl TableInner for RowHeuristic {
     )];
     const WITH_MIDDLE: &'static [(&'static str, &'static str)] = &[(
         "middle",
-        "the heuristic, the middle-game tables (a block of five or six large tiles; computed as play meets them) and the endgame tables when built (4x4)",
+        "the heuristic, and the middle-game tables where they cover the board (a block of five or six large tiles; computed as play meets them; 4x4)",
     )];
 }
 
@@ -138,7 +138,7 @@ impl TableInner for CornerHeuristic {
     )];
     const WITH_MIDDLE: &'static [(&'static str, &'static str)] = &[(
         "corner-middle",
-        "the corner heuristic, the middle-game tables and the endgame tables when built (4x4)",
+        "the corner heuristic, and the middle-game tables where they cover the board (4x4)",
     )];
 }
 

@@ -23,13 +23,14 @@
 //!   probability under optimal play, spawns 2 (0.9) or 4 (0.1) in an empty free cell.
 //!
 //! Used by the evaluation `middle` ([`MiddleChoice`]) to decide the boards it covers, as the
-//! endgame tables decide theirs. Measured (BENCHMARKS.md, "Middle-game tables"): at `--depth 3`
-//! they decide 4–13 % of the moves and play no stronger than the heuristic alone. Variants, 10
+//! endgame tables decide theirs, and by `corner-middle` over the corner heuristic. Measured
+//! (BENCHMARKS.md, "Middle-game tables"), `--depth 3`, 100 games: they decide 5 % of the moves;
+//! 16384 in 17 % of the games over the row heuristic (7 % without), 29 % over the corner
+//! heuristic (6 % without); 32768 in none. Variants, 10
 //! games each at `--depth 3`: anchors from 4 rather than 64, 7 of 10 games reached 8192 (with or
 //! without the block of five); anchors from 4 with a floor of 8 on the caps, 5 of 10.
 use super::{
-    eval::TableInner, neighbours, nibble, symmetric_raw, EndgameTables, Formation, TableChoice,
-    SYMMETRIES, TWO_PROBABILITY,
+    eval::TableInner, neighbours, nibble, symmetric_raw, Formation, SYMMETRIES, TWO_PROBABILITY,
 };
 use crate::engine::{Board, Move, Shape};
 use crate::solver::evaluation::NamedEvaluation;
@@ -475,27 +476,20 @@ pub fn shared_middle() -> Arc<MiddleTables> {
     SHARED.get_or_init(|| Arc::new(MiddleTables::new())).clone()
 }
 
-/// The evaluation `middle`: the row heuristic, and on a board a table covers, the tables'
-/// decision: the endgame tables' first (when built), else the middle-game tables'.
+/// The evaluation `middle` (or `corner-middle`): the heuristic `inner`, and on a board a
+/// middle-game table covers, the table's decision. The endgame tables are left out: with them
+/// deciding first (small set), `corner-middle` reached 16384 in 18 % of 100 games at depth 3
+/// against 29 % without, at 7.76 GB resident against 3.85 GB (BENCHMARKS.md).
 #[derive(Clone, Debug)]
 pub struct MiddleEval<E> {
     middle: Arc<MiddleTables>,
-    endgame: Option<Arc<EndgameTables>>,
     inner: E,
 }
 
 impl<E> MiddleEval<E> {
-    /// `inner` with the middle-game tables and, when given, the endgame tables.
-    pub fn new(
-        middle: Arc<MiddleTables>,
-        endgame: Option<Arc<EndgameTables>>,
-        inner: E,
-    ) -> MiddleEval<E> {
-        MiddleEval {
-            middle,
-            endgame,
-            inner,
-        }
+    /// `inner` with the middle-game tables.
+    pub fn new(middle: Arc<MiddleTables>, inner: E) -> MiddleEval<E> {
+        MiddleEval { middle, inner }
     }
 }
 
@@ -506,21 +500,15 @@ impl<E: Evaluator<Board>> Evaluator<Board> for MiddleEval<E> {
     }
 
     fn decide_exactly(&self, board: Board) -> Option<[Option<f32>; 4]> {
-        let endgame = self.endgame.as_ref().and_then(|t| t.move_values(board));
-        let best = |v: &[Option<f32>; 4]| v.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
-        match endgame {
-            Some(v) if best(&v) > 0.0 => Some(v),
-            _ => self.middle.move_values(board),
-        }
+        self.middle.move_values(board)
     }
 }
 
 /// `--eval middle` (and `corner-middle`): [`MiddleEval`] over the heuristic `H` on 4×4 boards
-/// (the row heuristic, or the corner one); the endgame tables join when built.
+/// (the row heuristic, or the corner one).
 #[derive(Clone, Debug)]
 pub struct MiddleChoice<H = RowHeuristic> {
     middle: Arc<MiddleTables>,
-    endgame: Option<Arc<EndgameTables>>,
     inner: H,
 }
 
@@ -531,17 +519,15 @@ impl<H: TableInner> NamedEvaluation for MiddleChoice<H> {
 
     fn parse(name: &str) -> Option<Result<MiddleChoice<H>, SolverError>> {
         (name == Self::NAMES[0].0).then(|| {
-            let endgame = TableChoice::<H>::load_if_built(false)?;
             Ok(MiddleChoice {
                 middle: shared_middle(),
-                endgame: endgame.map(|t| t.tables().clone()),
                 inner: H::default(),
             })
         })
     }
 
     fn on_four(&self) -> MiddleEval<H> {
-        MiddleEval::new(self.middle.clone(), self.endgame.clone(), self.inner)
+        MiddleEval::new(self.middle.clone(), self.inner)
     }
 
     fn on_grid(&self, solver: &str, shape: Shape) -> Result<H, SolverError> {
