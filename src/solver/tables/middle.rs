@@ -361,7 +361,7 @@ impl MiddleTable {
 pub struct MiddleStats {
     /// Positions computed.
     pub computed: AtomicU64,
-    /// Chunks of [`1 << CHUNK_BITS`] values allocated (2 bytes each).
+    /// Chunks of 2^14 values allocated (2 bytes each).
     pub chunks: AtomicU64,
 }
 
