@@ -66,6 +66,11 @@ const SOLVE_STACK: usize = 256 << 20;
 /// Entries per lazily allocated chunk of a table's values.
 const CHUNK_BITS: u32 = 14;
 
+/// Memory (bytes) the values of one process may take before the tables stop deciding: past it
+/// no new position is computed and the search decides alone. A `corner-middle` run at depth 4
+/// passed 6 GB in its first ten games; `play` must stay under 8 GB.
+pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
+
 /// The stored value of probability 1 (values are stored plus one, 0 meaning "not computed").
 const TOP: u16 = u16::MAX - 1;
 
@@ -371,6 +376,8 @@ pub struct MiddleStats {
 pub struct MiddleTables {
     tables: Vec<MiddleTable>,
     stats: MiddleStats,
+    /// Bytes of values past which no new position is computed.
+    memory_limit: u64,
 }
 
 impl Default for MiddleTables {
@@ -393,7 +400,19 @@ impl MiddleTables {
         MiddleTables {
             tables,
             stats: MiddleStats::default(),
+            memory_limit: MIDDLE_MEMORY_LIMIT,
         }
+    }
+
+    /// The same tables with another memory limit (bytes of computed values).
+    pub fn with_memory_limit(mut self, bytes: u64) -> MiddleTables {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// The memory the computed values take, bytes (whole chunks of 2^14 values, 2 bytes each).
+    pub fn memory(&self) -> u64 {
+        self.stats.chunks.load(Ordering::Relaxed) * (2 << CHUNK_BITS)
     }
 
     /// The counters of what was computed so far.
@@ -412,9 +431,11 @@ impl MiddleTables {
     /// Each legal move's success probability when a table's game holds `board` in one of its 8
     /// symmetries (`None` for an illegal move, 0 for one that leaves the game); of several
     /// covers, the one whose best move is best. `None` when no table covers the board or no move
-    /// stays in a game. Values not known yet are computed (on a thread with a large stack).
+    /// stays in a game, or when the values computed so far fill the memory limit
+    /// ([`MIDDLE_MEMORY_LIMIT`] unless [`MiddleTables::with_memory_limit`] set another). Values
+    /// not known yet are computed (on a thread with a large stack).
     pub fn move_values(&self, board: Board) -> Option<[Option<f32>; 4]> {
-        if board.has_big_tile() {
+        if board.has_big_tile() || self.memory() >= self.memory_limit {
             return None;
         }
         let mut best: Option<([Option<f32>; 4], f32)> = None;
@@ -620,6 +641,29 @@ mod tests {
         assert_eq!(v[Move::Left.index()], Some(0.0));
         // down slides the block's first column
         assert_eq!(v[Move::Down.index()], Some(0.0));
+    }
+
+    /// Past the memory limit the tables decide nothing more, and the board they decided before
+    /// is left to the search.
+    #[test]
+    fn past_the_memory_limit_the_tables_decide_nothing() {
+        // anchor 64 at (1,2); left takes row 2's 4 and 2 to columns 0 and 1, within their caps
+        let board = Board::from_raw(raw([
+            [12, 11, 10, 1],
+            [7, 8, 6, 3],
+            [0, 0, 2, 1],
+            [0, 0, 0, 0],
+        ]));
+        let tables = MiddleTables::new().with_memory_limit(1);
+        assert_eq!(tables.memory(), 0);
+        let v = tables.move_values(board).expect("nothing computed yet");
+        let left = v[Move::Left.index()].expect("left is legal");
+        assert!(left > 0.0 && left < 1.0, "{left}");
+        assert!(
+            tables.memory() >= 2 << CHUNK_BITS,
+            "left's afterstate was computed"
+        );
+        assert_eq!(tables.move_values(board), None);
     }
 
     /// The value of a model position by plain recursive expectimax over the engine's moves with
