@@ -206,15 +206,26 @@ pub fn list_windows() -> Result<Vec<ListedWindow>, CaptureError> {
     Ok(out)
 }
 
-/// Captures `window` (X id `id`); a failure on a window that no longer exists is `WindowGone`.
+/// How long (ms) a window whose capture failed is watched for its disappearance, and how often.
+/// A window closed during the capture can fail it (X11 `BadWindow`) while the server still
+/// answers for the window a moment longer (seen once in the closed-window drill, 2026-12-03).
+const GONE_WATCH_MS: (u64, u64) = (200, 40);
+
+/// Captures `window` (X id `id`); a failure on a window that no longer exists, or that is gone
+/// within [`GONE_WATCH_MS`], is `WindowGone`.
 fn capture(window: &xcap::Window, x11: &X11, id: u32) -> Result<image::RgbaImage, CaptureError> {
-    match window.capture_image() {
-        Ok(img) => Ok(img),
-        Err(e) => Err(match x11.rect(id)? {
-            None => CaptureError::WindowGone,
-            Some(_) => map_xcap(e),
-        }),
+    let e = match window.capture_image() {
+        Ok(img) => return Ok(img),
+        Err(e) => e,
+    };
+    let (watch, step) = GONE_WATCH_MS;
+    for _ in 0..=watch / step {
+        if x11.rect(id)?.is_none() {
+            return Err(CaptureError::WindowGone);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(step));
     }
+    Err(map_xcap(e))
 }
 
 impl FrameSource for WindowSource {

@@ -1,5 +1,5 @@
-//! Middle-game tables: the chance of building the block's next tile beside it, for a block of six
-//! large tiles with ten free cells, computed on demand and remembered.
+//! Middle-game tables: the chance of building the block's next tile beside it, for a block of five
+//! or six large tiles with eleven or ten free cells, computed on demand and remembered.
 //!
 //! The endgame tables ([`super::Table`]) cover eight free cells and are built whole; a block of
 //! six tiles leaves ten free cells, and a whole table of them (digits up to 2^10 in every cell)
@@ -10,10 +10,10 @@
 //! when first asked for, by expectimax over the small game with every result remembered, so only
 //! the positions reachable from the boards met are ever computed.
 //!
-//! - The block: one of [`MIDDLE_FORMATIONS`], six tiles in the two top rows (any corner and
-//!   orientation through the 8 symmetries). Its smallest tile, 2^g with g in [`MIDDLE_GOALS`],
-//!   is the *anchor*, at a fixed cell beside a free one; the other five are larger and no two
-//!   fixed neighbours are equal.
+//! - The block: one of [`MIDDLE_FORMATIONS`], five or six tiles in the two top rows (any corner
+//!   and orientation through the 8 symmetries). Its smallest tile, 2^g with g in
+//!   [`MIDDLE_GOALS`], is the *anchor*, at a fixed cell beside a free one; the others are larger
+//!   and no two fixed neighbours are equal.
 //! - A free cell at Manhattan distance d from the anchor holds at most 2^(g − max(1, d − 1)),
 //!   and never less than 2^[`MIN_CAP`] ([`MiddleLayout::caps`]): 2^(g−1) beside the anchor and
 //!   one step further, 2^(g−2) at three steps, 2^(g−3) at four.
@@ -26,9 +26,9 @@
 //! endgame tables decide theirs, and by `corner-middle` over the corner heuristic. Measured
 //! (BENCHMARKS.md, "Middle-game tables"), `--depth 3`, 100 games: they decide 5 % of the moves;
 //! 16384 in 17 % of the games over the row heuristic (7 % without), 29 % over the corner
-//! heuristic (6 % without); 32768 in none. Variants, 10
-//! games each at `--depth 3`: anchors from 4 rather than 64, 7 of 10 games reached 8192 (with or
-//! without the block of five); anchors from 4 with a floor of 8 on the caps, 5 of 10.
+//! heuristic (6 % without); 32768 in none. Variants, 10 games each at `--depth 3`: anchors from
+//! 4 rather than 64, 7 of 10 games reached 8192 (with or without the block of five); anchors
+//! from 4 with a floor of 8 on the caps, 5 of 10.
 use super::{
     eval::TableInner, neighbours, nibble, symmetric_raw, Formation, SYMMETRIES, TWO_PROBABILITY,
 };
@@ -51,19 +51,19 @@ pub const MIDDLE_FORMATIONS: [(Formation, u8); 3] = [
     (Formation { rows: [3, 2, 0, 0] }, 7),
 ];
 
-/// The anchor exponents the middle-game tables cover: 2^2 = 4 up to each formation's largest
-/// ([`MIDDLE_FORMATIONS`]), at most 2^10 = 1024.
+/// The anchor exponents the middle-game tables cover: from 2^6 = 64 up to each formation's
+/// largest ([`MIDDLE_FORMATIONS`]), at most 2^10 = 1024.
 pub const MIDDLE_GOALS: RangeInclusive<u8> = 6..=10;
 
-/// The smallest cap of a free cell (an exponent): an 8 may sit anywhere in the free cells,
-/// however small the anchor.
+/// The smallest cap of a free cell (an exponent): an 8 may sit in any free cell, however far
+/// from the anchor.
 pub const MIN_CAP: u8 = 3;
 
 /// Stack for the recursive computation (bytes): one frame pair per move of the small game, and
 /// a game from an empty free area to a 1024 beside the anchor is about 500 moves.
 const SOLVE_STACK: usize = 256 << 20;
 
-/// Entries per lazily allocated chunk of a table's values.
+/// Log2 of the entries per lazily allocated chunk of a table's values (2^14 = 16,384).
 const CHUNK_BITS: u32 = 14;
 
 /// Memory (bytes) the values of one process may take before the tables stop deciding: past it
