@@ -30,7 +30,8 @@
 //! 4 rather than 64, 7 of 10 games reached 8192 (with or without the block of five); anchors
 //! from 4 with a floor of 8 on the caps, 5 of 10.
 use super::{
-    eval::TableInner, neighbours, nibble, symmetric_raw, Formation, SYMMETRIES, TWO_PROBABILITY,
+    block_is_still, eval::TableInner, neighbours, nibble, symmetric_raw, Formation, SYMMETRIES,
+    TWO_PROBABILITY,
 };
 use crate::engine::{Board, Move, Shape};
 use crate::solver::evaluation::NamedEvaluation;
@@ -238,14 +239,10 @@ impl MiddleLayout {
     /// beside the anchor.
     pub fn fits(&self, raw: u64) -> bool {
         let f = self.formation;
-        let block_ok = (0..16u8).filter(|&i| f.is_fixed(usize::from(i))).all(|i| {
-            let e = nibble(raw, i);
-            let larger = i == self.anchor || e > self.goal;
-            let distinct = neighbours(i)
-                .filter(|&n| n > i && f.is_fixed(usize::from(n)))
-                .all(|n| nibble(raw, n) != e);
-            e != 0 && larger && distinct
-        });
+        let larger = (0..16u8)
+            .filter(|&i| f.is_fixed(usize::from(i)) && i != self.anchor)
+            .all(|i| nibble(raw, i) > self.goal);
+        let block_ok = block_is_still(f, raw) && larger;
         block_ok && nibble(raw, self.anchor) == self.goal && self.index(raw).is_some()
     }
 }

@@ -644,7 +644,7 @@ impl EndgameTables {
 
 /// True when every fixed cell of `formation` holds a tile and no two fixed neighbours hold the
 /// same one (so no move merges two fixed tiles).
-fn block_is_still(formation: Formation, raw: u64) -> bool {
+pub(super) fn block_is_still(formation: Formation, raw: u64) -> bool {
     (0..16u8)
         .filter(|&i| formation.is_fixed(usize::from(i)))
         .all(|i| {
