@@ -72,6 +72,15 @@ pub enum TableFileError {
         /// What is wrong.
         why: String,
     },
+    /// The middle-game tables' file ([`super::middle_file`]) cannot be used: foreign, of
+    /// another version or another build's tables, truncated, or corrupt.
+    #[error("middle-game tables' file {path} {why} (run `bot2048 tables build --set middle --force` to make it again)")]
+    Middle {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
     /// The checksum does not match: the file was damaged.
     #[error("table file {path} is corrupt: its checksum does not match ({BUILD_HINT})")]
     Corrupt {

@@ -13,7 +13,11 @@
 //! - The block: one of [`MIDDLE_FORMATIONS`], five or six tiles in the two top rows (any corner
 //!   and orientation through the 8 symmetries). Its smallest tile, 2^g with g in
 //!   [`MIDDLE_GOALS`], is the *anchor*, at a fixed cell beside a free one; the others are larger
-//!   and no two fixed neighbours are equal.
+//!   and no two fixed neighbours are equal. A block whose anchor is above its formation's
+//!   largest goal G plays the table of goal G ([`MiddleLayout::with_larger_anchors`]): making a
+//!   2^G beside it, the block's next tile begun.
+//! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
+//!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
 //! - A free cell at Manhattan distance d from the anchor holds at most 2^(g − max(1, d − 1)),
 //!   and never less than 2^[`MIN_CAP`] ([`MiddleLayout::caps`]): 2^(g−1) beside the anchor and
 //!   one step further, 2^(g−2) at three steps, 2^(g−3) at four.
@@ -29,6 +33,8 @@
 //! heuristic (6 % without); 32768 in none. Variants, 10 games each at `--depth 3`: anchors from
 //! 4 rather than 64, 7 of 10 games reached 8192 (with or without the block of five); anchors
 //! from 4 with a floor of 8 on the caps, 5 of 10.
+use super::file::TableFileError;
+use super::middle_file::MiddleHeader;
 use super::{
     block_is_still, eval::TableInner, neighbours, nibble, symmetric_raw, Formation, SYMMETRIES,
     TWO_PROBABILITY,
@@ -39,7 +45,7 @@ use crate::solver::heuristic::RowHeuristic;
 use crate::solver::{Evaluator, SolverError};
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The blocks of the middle-game tables, each with the largest anchor exponent it is computed
 /// for: three fixed cells in each of rows 0 and 1 (the block expectimax's corner play makes) and
@@ -66,6 +72,9 @@ const SOLVE_STACK: usize = 256 << 20;
 
 /// Log2 of the entries per lazily allocated chunk of a table's values (2^14 = 16,384).
 const CHUNK_BITS: u32 = 14;
+
+/// Entries per chunk of a table's values (2^14), the unit the tables' file stores.
+pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
 /// Memory (bytes) the values of one process may take before the tables stop deciding: past it
 /// no new position is computed and the search decides alone. A `corner-middle` run at depth 4
@@ -94,6 +103,8 @@ pub struct MiddleLayout {
     /// The model board's fixed cells: the anchor holds g, the others 13 and 14 in a checkerboard.
     base: u64,
     entries: u64,
+    /// The anchor may hold more than 2^g ([`MiddleLayout::with_larger_anchors`]).
+    larger_anchors: bool,
 }
 
 /// How a move of a covered position turns out ([`MiddleLayout::outcome`]).
@@ -169,7 +180,18 @@ impl MiddleLayout {
             others_mask,
             base,
             entries: w,
+            larger_anchors: false,
         })
+    }
+
+    /// The same layout, also covering blocks whose anchor holds more than 2^g (the other fixed
+    /// tiles larger still). The small game is the same: a free tile never reaches the anchor's
+    /// value, so the anchor's own value plays no part until a 2^g is made beside it, which is
+    /// success here too (the block's next tile, begun). The published idea of macroxue/2048-ai's
+    /// README: one table per block with a fixed goal, whatever the block's tiles above it.
+    pub fn with_larger_anchors(mut self) -> MiddleLayout {
+        self.larger_anchors = true;
+        self
     }
 
     /// The block's shape.
@@ -190,6 +212,27 @@ impl MiddleLayout {
     /// Each free cell with its cap (largest exponent allowed), highest cap first.
     pub fn caps(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
         self.free.iter().copied().zip(self.caps.iter().copied())
+    }
+
+    /// True when the layout also covers anchors above 2^g ([`MiddleLayout::with_larger_anchors`]).
+    pub fn covers_larger_anchors(&self) -> bool {
+        self.larger_anchors
+    }
+
+    /// The table's name for messages: the formation, the anchor cell and the goal, e.g.
+    /// "3-3 anchor 6 goal 1024".
+    pub fn name(&self) -> String {
+        format!(
+            "{} anchor {} goal {}{}",
+            self.formation,
+            self.anchor,
+            1u32 << self.goal,
+            if self.larger_anchors {
+                " (and larger anchors)"
+            } else {
+                ""
+            }
+        )
     }
 
     /// The size of the index space (the product of the caps plus one).
@@ -239,11 +282,12 @@ impl MiddleLayout {
     /// beside the anchor.
     pub fn fits(&self, raw: u64) -> bool {
         let f = self.formation;
+        let anchor = nibble(raw, self.anchor);
+        let anchor_ok = anchor == self.goal || (self.larger_anchors && anchor > self.goal);
         let larger = (0..16u8)
             .filter(|&i| f.is_fixed(usize::from(i)) && i != self.anchor)
-            .all(|i| nibble(raw, i) > self.goal);
-        let block_ok = block_is_still(f, raw) && larger;
-        block_ok && nibble(raw, self.anchor) == self.goal && self.index(raw).is_some()
+            .all(|i| nibble(raw, i) > anchor);
+        anchor_ok && larger && block_is_still(f, raw) && self.index(raw).is_some()
     }
 }
 
@@ -269,15 +313,51 @@ impl LazyValues {
         v.checked_sub(1)
     }
 
-    /// Stores `value` (0..=[`TOP`]) at `index`; true when this allocated a chunk.
-    fn set(&self, index: u64, value: u16) -> bool {
-        let mut fresh = false;
-        let chunk = self.chunks[(index >> CHUNK_BITS) as usize].get_or_init(|| {
-            fresh = true;
-            (0..1 << CHUNK_BITS).map(|_| AtomicU16::new(0)).collect()
-        });
+    /// The allocated chunks: each one's number and its stored words (value + 1, 0 when not
+    /// computed).
+    fn chunks(&self) -> impl Iterator<Item = (u32, Vec<u16>)> + '_ {
+        self.chunks.iter().enumerate().filter_map(|(n, c)| {
+            let words = c.get()?.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+            Some((n as u32, words))
+        })
+    }
+
+    /// Puts the stored words of chunk `number` (as [`LazyValues::chunks`] gives them); the
+    /// count of computed values in it, `None` when `number` is out of range, the chunk is there
+    /// already, or `words` is not a chunk's length (every u16 is a word: 0 or 1 + 0..=[`TOP`]).
+    fn put_chunk(&self, number: u32, words: &[u16]) -> Option<u64> {
+        let slot = self.chunks.get(number as usize)?;
+        if words.len() != CHUNK_LEN {
+            return None;
+        }
+        let chunk: Box<[AtomicU16]> = words.iter().map(|&w| AtomicU16::new(w)).collect();
+        slot.set(chunk).ok()?;
+        Some(words.iter().filter(|&&w| w != 0).count() as u64)
+    }
+
+    /// Stores `value` (0..=[`TOP`]) at `index`, allocating its chunk when it has none yet and
+    /// `stats` has room for one (counting it); `None` when it has not.
+    fn set(&self, index: u64, value: u16, stats: &MiddleStats) -> Option<()> {
+        let slot = &self.chunks[(index >> CHUNK_BITS) as usize];
+        let chunk = match slot.get() {
+            Some(c) => c,
+            None => {
+                if stats.chunks.load(Ordering::Relaxed) >= stats.chunk_limit {
+                    return None;
+                }
+                let mut fresh = false;
+                let c = slot.get_or_init(|| {
+                    fresh = true;
+                    (0..CHUNK_LEN).map(|_| AtomicU16::new(0)).collect()
+                });
+                if fresh {
+                    stats.chunks.fetch_add(1, Ordering::Relaxed);
+                }
+                c
+            }
+        };
         chunk[(index & ((1 << CHUNK_BITS) - 1)) as usize].store(value + 1, Ordering::Relaxed);
-        fresh
+        Some(())
     }
 }
 
@@ -300,39 +380,68 @@ impl MiddleTable {
         &self.layout
     }
 
+    /// Chunks of values allocated so far (2^14 values each).
+    pub fn stored_chunks(&self) -> u64 {
+        self.values
+            .chunks
+            .iter()
+            .filter(|c| c.get().is_some())
+            .count() as u64
+    }
+
+    /// Chunks the table's index space spans.
+    pub fn chunk_count(&self) -> u64 {
+        self.values.chunks.len() as u64
+    }
+
+    /// The allocated chunks, each with its number and its 2^14 stored words (1 + the value in
+    /// 65,534ths, 0 when not computed), for the tables' file.
+    pub fn chunks(&self) -> impl Iterator<Item = (u32, Vec<u16>)> + '_ {
+        self.values.chunks()
+    }
+
+    /// Puts a chunk read from the tables' file ([`MiddleTable::chunks`]'s words): the count of
+    /// computed values in it, `None` when the chunk is out of range, given twice, or not 2^14
+    /// words long.
+    pub fn put_chunk(&self, number: u32, words: &[u16]) -> Option<u64> {
+        self.values.put_chunk(number, words)
+    }
+
     /// The success probability (0..=1) of the model position `raw` (player to move), computing
     /// it and every position it depends on when not known yet. Runs on the calling thread:
     /// the recursion is as deep as the small game is long (see [`MiddleTables::move_values`],
-    /// which gives it a thread with a large stack).
-    pub fn position_value(&self, raw: u64, stats: &MiddleStats) -> f32 {
-        f32::from(self.solve(raw, stats)) / f32::from(TOP)
+    /// which gives it a thread with a large stack). `None` when a value it needs is not known
+    /// and the memory limit leaves no room to store it.
+    pub fn position_value(&self, raw: u64, stats: &MiddleStats) -> Option<f32> {
+        Some(f32::from(self.solve(raw, stats)?) / f32::from(TOP))
     }
 
-    /// The spawn-averaged probability of the model afterstate `after`.
-    pub fn afterstate_value(&self, after: u64, stats: &MiddleStats) -> f32 {
+    /// The spawn-averaged probability of the model afterstate `after`; `None` as for
+    /// [`MiddleTable::position_value`].
+    pub fn afterstate_value(&self, after: u64, stats: &MiddleStats) -> Option<f32> {
         let (mut total, mut empty) = (0.0f32, 0u32);
         for &cell in &self.layout.free {
             if nibble(after, cell) != 0 {
                 continue;
             }
             empty += 1;
-            let two = self.position_value(after | 1 << (4 * cell), stats);
-            let four = self.position_value(after | 2 << (4 * cell), stats);
+            let two = self.position_value(after | 1 << (4 * cell), stats)?;
+            let four = self.position_value(after | 2 << (4 * cell), stats)?;
             total += TWO_PROBABILITY * two + (1.0 - TWO_PROBABILITY) * four;
         }
-        if empty == 0 {
+        Some(if empty == 0 {
             0.0
         } else {
             total / empty as f32
-        }
+        })
     }
 
-    fn solve(&self, raw: u64, stats: &MiddleStats) -> u16 {
+    fn solve(&self, raw: u64, stats: &MiddleStats) -> Option<u16> {
         let Some(index) = self.layout.index(raw) else {
-            return 0;
+            return Some(0);
         };
         if let Some(v) = self.values.get(index) {
-            return v;
+            return Some(v);
         }
         let mut best = 0.0f32;
         for m in Move::ALL {
@@ -342,7 +451,7 @@ impl MiddleTable {
             let p = match self.layout.outcome(raw, after.raw()) {
                 MiddleOutcome::Disturbs | MiddleOutcome::Beyond => continue,
                 MiddleOutcome::Made => 1.0,
-                MiddleOutcome::After(a) => self.afterstate_value(a, stats),
+                MiddleOutcome::After(a) => self.afterstate_value(a, stats)?,
             };
             best = best.max(p);
             if best >= 1.0 {
@@ -350,21 +459,39 @@ impl MiddleTable {
             }
         }
         let v = (best * f32::from(TOP)).round() as u16;
-        if self.values.set(index, v) {
-            stats.chunks.fetch_add(1, Ordering::Relaxed);
-        }
+        self.values.set(index, v, stats)?;
         stats.computed.fetch_add(1, Ordering::Relaxed);
-        v
+        Some(v)
     }
 }
 
-/// Counters of the computation, for reports.
-#[derive(Debug, Default)]
+/// Counters of the computation, for reports, and the memory limit it keeps to.
+#[derive(Debug)]
 pub struct MiddleStats {
     /// Positions computed.
     pub computed: AtomicU64,
     /// Chunks of 2^14 values allocated (2 bytes each).
     pub chunks: AtomicU64,
+    /// Chunks past which no new one is allocated (so no position outside them is computed).
+    chunk_limit: u64,
+}
+
+impl Default for MiddleStats {
+    /// Nothing computed, no limit.
+    fn default() -> MiddleStats {
+        MiddleStats::with_memory_limit(u64::MAX)
+    }
+}
+
+impl MiddleStats {
+    /// Nothing computed; at most `bytes` of chunks allocated.
+    pub fn with_memory_limit(bytes: u64) -> MiddleStats {
+        MiddleStats {
+            computed: AtomicU64::new(0),
+            chunks: AtomicU64::new(0),
+            chunk_limit: bytes / (2 * CHUNK_LEN as u64),
+        }
+    }
 }
 
 /// Every middle-game table (each formation of [`MIDDLE_FORMATIONS`], each of its anchor cells,
@@ -373,8 +500,8 @@ pub struct MiddleStats {
 pub struct MiddleTables {
     tables: Vec<MiddleTable>,
     stats: MiddleStats,
-    /// Bytes of values past which no new position is computed.
-    memory_limit: u64,
+    /// The saved file's header, when the values were loaded from one.
+    saved: Option<MiddleHeader>,
 }
 
 impl Default for MiddleTables {
@@ -389,22 +516,49 @@ impl MiddleTables {
         let tables = MIDDLE_FORMATIONS
             .into_iter()
             .flat_map(|(f, top)| f.anchors().into_iter().map(move |a| (f, a, top)))
-            .flat_map(|(f, a, top)| (*MIDDLE_GOALS.start()..=top).map(move |g| (f, a, g)))
-            .map(|(f, a, g)| {
-                MiddleTable::new(MiddleLayout::new(f, a, g).expect("an anchor and goal"))
+            .flat_map(|(f, a, top)| (*MIDDLE_GOALS.start()..=top).map(move |g| (f, a, g, top)))
+            .map(|(f, a, g, top)| {
+                let layout = MiddleLayout::new(f, a, g).expect("an anchor and goal");
+                MiddleTable::new(if g == top {
+                    layout.with_larger_anchors()
+                } else {
+                    layout
+                })
             })
             .collect();
         MiddleTables {
             tables,
-            stats: MiddleStats::default(),
-            memory_limit: MIDDLE_MEMORY_LIMIT,
+            stats: MiddleStats::with_memory_limit(MIDDLE_MEMORY_LIMIT),
+            saved: None,
         }
     }
 
     /// The same tables with another memory limit (bytes of computed values).
     pub fn with_memory_limit(mut self, bytes: u64) -> MiddleTables {
-        self.memory_limit = bytes;
+        self.stats.chunk_limit = bytes / (2 * CHUNK_LEN as u64);
         self
+    }
+
+    /// The same tables, marked as loaded from a saved file with `header`.
+    pub fn with_saved(mut self, header: MiddleHeader) -> MiddleTables {
+        self.saved = Some(header);
+        self
+    }
+
+    /// The header of the saved file the values were loaded from, `None` when they were not.
+    pub fn saved(&self) -> Option<&MiddleHeader> {
+        self.saved.as_ref()
+    }
+
+    /// Every table, in a fixed order (formation, anchor, goal), the order of the tables' file.
+    pub fn tables(&self) -> &[MiddleTable] {
+        &self.tables
+    }
+
+    /// Counts `chunks` chunks holding `positions` values put from the tables' file.
+    pub fn count_loaded(&self, chunks: u64, positions: u64) {
+        self.stats.chunks.fetch_add(chunks, Ordering::Relaxed);
+        self.stats.computed.fetch_add(positions, Ordering::Relaxed);
     }
 
     /// The memory the computed values take, bytes (whole chunks of 2^14 values, 2 bytes each).
@@ -428,11 +582,12 @@ impl MiddleTables {
     /// Each legal move's success probability when a table's game holds `board` in one of its 8
     /// symmetries (`None` for an illegal move, 0 for one that leaves the game); of several
     /// covers, the one whose best move is best. `None` when no table covers the board or no move
-    /// stays in a game, or when the values computed so far fill the memory limit
-    /// ([`MIDDLE_MEMORY_LIMIT`] unless [`MiddleTables::with_memory_limit`] set another). Values
-    /// not known yet are computed (on a thread with a large stack).
+    /// stays in a game. Values not known yet are computed (on a thread with a large stack) while
+    /// the memory limit ([`MIDDLE_MEMORY_LIMIT`] unless [`MiddleTables::with_memory_limit`] set
+    /// another) leaves room for them: a cover that needs more is passed over, and past the limit
+    /// the values known still decide.
     pub fn move_values(&self, board: Board) -> Option<[Option<f32>; 4]> {
-        if board.has_big_tile() || self.memory() >= self.memory_limit {
+        if board.has_big_tile() {
             return None;
         }
         let mut best: Option<([Option<f32>; 4], f32)> = None;
@@ -442,7 +597,9 @@ impl MiddleTables {
                 if !table.layout.fits(raw) {
                     continue;
                 }
-                let values = self.cover_values(table, board, s, raw);
+                let Some(values) = self.cover_values(table, board, s, raw) else {
+                    continue;
+                };
                 let top = values.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
                 if top > 0.0 && best.as_ref().is_none_or(|(_, b)| top > *b) {
                     best = Some((values, top));
@@ -453,14 +610,14 @@ impl MiddleTables {
     }
 
     /// The move values of `board` under `table` through symmetry `s` (`raw`: the board seen
-    /// through it).
+    /// through it); `None` when the memory limit leaves no room for a value they need.
     fn cover_values(
         &self,
         table: &MiddleTable,
         board: Board,
         s: usize,
         raw: u64,
-    ) -> [Option<f32>; 4] {
+    ) -> Option<[Option<f32>; 4]> {
         let work = || {
             let mut values = [None; 4];
             for m in Move::ALL {
@@ -471,10 +628,10 @@ impl MiddleTables {
                 values[m.index()] = Some(match table.layout.outcome(raw, after) {
                     MiddleOutcome::Disturbs | MiddleOutcome::Beyond => 0.0,
                     MiddleOutcome::Made => 1.0,
-                    MiddleOutcome::After(a) => table.afterstate_value(a, &self.stats),
+                    MiddleOutcome::After(a) => table.afterstate_value(a, &self.stats)?,
                 });
             }
-            values
+            Some(values)
         };
         std::thread::scope(|scope| {
             std::thread::Builder::new()
@@ -488,10 +645,29 @@ impl MiddleTables {
 }
 
 /// The one set of middle-game tables of this process: every game and search thread shares what
-/// any of them computed.
-pub fn shared_middle() -> Arc<MiddleTables> {
-    static SHARED: OnceLock<Arc<MiddleTables>> = OnceLock::new();
-    SHARED.get_or_init(|| Arc::new(MiddleTables::new())).clone()
+/// any of them computed. The first call loads the values saved in the tables folder
+/// ([`super::middle_file`], written by `bot2048 tables build --set middle`) when there are any;
+/// otherwise the tables start empty.
+///
+/// # Errors
+/// A saved file that cannot be used ([`TableFileError`], naming it and what to run): it is
+/// refused, never passed over.
+pub fn shared_middle() -> Result<Arc<MiddleTables>, TableFileError> {
+    static SHARED: Mutex<Option<Arc<MiddleTables>>> = Mutex::new(None);
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(tables) = shared.as_ref() {
+        return Ok(tables.clone());
+    }
+    let loaded = match super::file::tables_dir() {
+        Some(dir) => super::middle_file::load_middle_if_saved(&dir)?,
+        None => None,
+    };
+    let tables = Arc::new(match loaded {
+        Some((tables, header)) => tables.with_saved(header),
+        None => MiddleTables::new(),
+    });
+    *shared = Some(tables.clone());
+    Ok(tables)
 }
 
 /// The evaluation `middle` (or `corner-middle`): the heuristic `inner`, and on a board a
@@ -530,18 +706,40 @@ pub struct MiddleChoice<H = RowHeuristic> {
     inner: H,
 }
 
+impl<H: TableInner> MiddleChoice<H> {
+    /// The process's middle-game tables ([`shared_middle`]: the saved values when there are
+    /// any) over the heuristic `H`.
+    ///
+    /// # Errors
+    /// [`SolverError::Tables`] for a saved file that cannot be used (named, with what to run).
+    pub fn load() -> Result<MiddleChoice<H>, SolverError> {
+        let middle = shared_middle().map_err(|e| SolverError::Tables {
+            message: e.to_string(),
+        })?;
+        Ok(MiddleChoice {
+            middle,
+            inner: H::default(),
+        })
+    }
+
+    /// The tables.
+    pub fn tables(&self) -> &Arc<MiddleTables> {
+        &self.middle
+    }
+
+    /// The heuristic's name (`heuristic` or `corner`).
+    pub fn inner_name(&self) -> &'static str {
+        self.inner.name()
+    }
+}
+
 impl<H: TableInner> NamedEvaluation for MiddleChoice<H> {
     const NAMES: &'static [(&'static str, &'static str)] = H::WITH_MIDDLE;
     type OnFour = MiddleEval<H>;
     type OnGrid = H;
 
     fn parse(name: &str) -> Option<Result<MiddleChoice<H>, SolverError>> {
-        (name == Self::NAMES[0].0).then(|| {
-            Ok(MiddleChoice {
-                middle: shared_middle(),
-                inner: H::default(),
-            })
-        })
+        (name == Self::NAMES[0].0).then(MiddleChoice::load)
     }
 
     fn on_four(&self) -> MiddleEval<H> {
@@ -618,6 +816,35 @@ mod tests {
         assert!(!l.fits(far));
     }
 
+    #[test]
+    fn a_table_with_larger_anchors_covers_a_block_above_its_goal() {
+        let l = MiddleLayout::new(MIDDLE_FORMATIONS[0].0, 6, 7).unwrap();
+        // anchor 2^9 at (1,2), the block above it; free tiles within the goal-7 caps
+        let above = raw([[14, 13, 12, 1], [10, 11, 9, 6], [1, 0, 0, 0], [0, 0, 0, 0]]);
+        assert!(!l.fits(above), "the anchor holds 2^9, not 2^7");
+        let l = l.with_larger_anchors();
+        assert!(l.covers_larger_anchors());
+        assert!(l.fits(above));
+        // a fixed tile below the anchor: the anchor is not the block's smallest
+        let below = raw([[14, 13, 12, 1], [8, 11, 9, 6], [1, 0, 0, 0], [0, 0, 0, 0]]);
+        assert!(!l.fits(below));
+        // a 128 beside the anchor: the goal is made already (above its cap of 2^6)
+        let made = raw([[14, 13, 12, 1], [10, 11, 9, 7], [1, 0, 0, 0], [0, 0, 0, 0]]);
+        assert!(!l.fits(made));
+        // the shared tables: the formations' top goals cover larger anchors, the others not
+        let tables = MiddleTables::new();
+        for t in tables.tables() {
+            let (f, g) = (t.layout().formation(), t.layout().goal());
+            let top = MIDDLE_FORMATIONS.iter().find(|(m, _)| *m == f).unwrap().1;
+            assert_eq!(
+                t.layout().covers_larger_anchors(),
+                g == top,
+                "{}",
+                t.layout().name()
+            );
+        }
+    }
+
     /// Worked out by hand, anchor cell 6 holding a 64, goal 2^6: a 32 at (1,3) and a 32 at
     /// (2,3) (the column beside the anchor); up merges them into a 64 at (1,3), beside the
     /// anchor: probability 1. With the lower 32 a 16, no move makes a 64 at once.
@@ -640,10 +867,10 @@ mod tests {
         assert_eq!(v[Move::Down.index()], Some(0.0));
     }
 
-    /// Past the memory limit the tables decide nothing more, and the board they decided before
-    /// is left to the search.
+    /// Past the memory limit no new position is computed (a board that needs one is left to
+    /// the search), and the values known still decide.
     #[test]
-    fn past_the_memory_limit_the_tables_decide_nothing() {
+    fn past_the_memory_limit_only_known_values_decide() {
         // anchor 64 at (1,2); left takes row 2's 4 and 2 to columns 0 and 1, within their caps
         let board = Board::from_raw(raw([
             [12, 11, 10, 1],
@@ -651,16 +878,40 @@ mod tests {
             [0, 0, 2, 1],
             [0, 0, 0, 0],
         ]));
-        let tables = MiddleTables::new().with_memory_limit(1);
-        assert_eq!(tables.memory(), 0);
-        let v = tables.move_values(board).expect("nothing computed yet");
-        let left = v[Move::Left.index()].expect("left is legal");
-        assert!(left > 0.0 && left < 1.0, "{left}");
-        assert!(
-            tables.memory() >= 2 << CHUNK_BITS,
-            "left's afterstate was computed"
+        let full = MiddleTables::new().with_memory_limit(0);
+        assert_eq!(
+            full.move_values(board),
+            None,
+            "no room for left's afterstate"
         );
-        assert_eq!(tables.move_values(board), None);
+        assert_eq!(full.memory(), 0);
+        // the board of the hand-worked success needs no stored value: up makes the 64
+        let made = Board::from_raw(raw([
+            [12, 11, 10, 1],
+            [7, 8, 6, 5],
+            [0, 0, 0, 5],
+            [0, 0, 0, 0],
+        ]));
+        let v = full
+            .move_values(made)
+            .expect("decided without a stored value");
+        assert_eq!(v[Move::Up.index()], Some(1.0));
+        let tables = MiddleTables::new();
+        let known = tables.move_values(board).expect("computed");
+        let left = known[Move::Left.index()].expect("left is legal");
+        assert!(left > 0.0 && left < 1.0, "{left}");
+        let memory = tables.memory();
+        assert!(
+            memory >= 2 * CHUNK_LEN as u64,
+            "left's afterstate was stored"
+        );
+        let tables = tables.with_memory_limit(0);
+        assert_eq!(
+            tables.move_values(board),
+            Some(known),
+            "known values still decide"
+        );
+        assert_eq!(tables.memory(), memory);
     }
 
     /// The value of a model position by plain recursive expectimax over the engine's moves with
@@ -732,7 +983,7 @@ mod tests {
                     .spawn_scoped(scope, || {
                         (
                             brute_force(&l, r, &mut memo),
-                            table.position_value(r, &stats),
+                            table.position_value(r, &stats).unwrap(),
                         )
                     })
                     .unwrap()

@@ -30,6 +30,7 @@ pub mod build;
 pub mod eval;
 pub mod file;
 pub mod middle;
+pub mod middle_file;
 
 pub use eval::{load_shared, TableChoice, TableEval};
 
