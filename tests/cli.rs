@@ -865,6 +865,88 @@ mod tables {
         }
     }
 
+    /// `tables build --set middle` (two short games) writes the middle-game tables' file;
+    /// `status` lists it; `--eval auto` plays with it and says so; damaged, it is refused by
+    /// name by both, with what to run.
+    #[test]
+    fn the_middle_game_tables_are_built_listed_used_by_auto_and_refused_when_damaged() {
+        use bot2048::solver::tables::middle_file::{read_middle_header, MIDDLE_FILE};
+        let dir = tempfile::tempdir().unwrap();
+        let out = bot2048()
+            .args(["tables", "build", "--set", "middle", "--games", "2"])
+            .args(["--max-moves", "1000", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let path = dir.path().join(MIDDLE_FILE);
+        let header = read_middle_header(&path).unwrap();
+        assert_eq!(header.games, 2);
+        assert!(header.positions > 0 && header.chunks > 0, "{header:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("built the middle-game tables"), "{text}");
+        let status = bot2048()
+            .args(["tables", "status", "--verify", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+        let text = String::from_utf8_lossy(&status.stdout);
+        let listed = format!("{} positions", header.positions);
+        assert!(
+            text.contains(MIDDLE_FILE) && text.contains(&listed),
+            "{text}"
+        );
+        let sim = bot2048()
+            .args(["sim", "--games", "1", "--depth", "1", "--max-moves", "300"])
+            .args(["--eval", "auto"])
+            .env("BOT2048_TABLES", dir.path())
+            .output()
+            .unwrap();
+        assert!(sim.status.success(), "{sim:?}");
+        let err = String::from_utf8_lossy(&sim.stderr);
+        assert!(
+            err.contains("evaluation: corner-middle: the middle-game tables")
+                && err.contains("computed in 2 games"),
+            "{err}"
+        );
+        // a second build keeps the file
+        let again = bot2048()
+            .args(["tables", "build", "--set", "middle", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(again.status.success(), "{again:?}");
+        assert!(String::from_utf8_lossy(&again.stderr).contains("already built"));
+        // damaged in its last chunk: refused by status and by sim, named, with what to run
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.len() - 10;
+        bytes[at] ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        let status = bot2048()
+            .args(["tables", "status", "--verify", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(status.status.code(), Some(1), "{status:?}");
+        let text = String::from_utf8_lossy(&status.stdout);
+        assert!(
+            text.contains("corrupt") && text.contains(MIDDLE_FILE),
+            "{text}"
+        );
+        let sim = bot2048()
+            .args(["sim", "--games", "1", "--depth", "1", "--eval", "auto"])
+            .env("BOT2048_TABLES", dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(sim.status.code(), Some(1), "{sim:?}");
+        let err = String::from_utf8_lossy(&sim.stderr);
+        assert!(
+            err.contains(MIDDLE_FILE) && err.contains("tables build --set middle"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn without_tables_auto_is_the_heuristic_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
@@ -877,7 +959,8 @@ mod tables {
         assert!(sim.status.success(), "{sim:?}");
         let err = String::from_utf8_lossy(&sim.stderr);
         assert!(
-            err.contains("evaluation: heuristic (no endgame tables built"),
+            err.contains("evaluation: heuristic (no tables built")
+                && err.contains("tables build --set middle"),
             "{err}"
         );
         let named = bot2048()

@@ -82,7 +82,7 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// Train an n-tuple network by TD(0) self-play (the learned evaluation).
     Train(train::TrainArgs),
-    /// Build the endgame tables once (exact values of some late boards, for `--eval tables`), or list what is built.
+    /// Build the middle-game or endgame tables once (exact values of boards with a block of large tiles, for `--eval auto`), or list what is built.
     Tables(tables::TablesArgs),
     /// List the solvers (`--solver`) with their options, and the evaluations (`--eval`).
     ///

@@ -138,8 +138,10 @@ impl SolverArgs {
             Evaluation::CornerTables(choice) => {
                 tables_note(choice.inner_name(), choice.tables())
             }
+            Evaluation::Middle(choice) => middle_note("middle", choice.tables()),
+            Evaluation::CornerMiddle(choice) => middle_note("corner-middle", choice.tables()),
             Evaluation::Heuristic(_) if self.eval == "auto" => format!(
-                "evaluation: heuristic (no endgame tables built; `bot2048 tables build` makes them: {})",
+                "evaluation: heuristic (no tables built: `bot2048 tables build --set middle` computes the middle-game tables, the strongest, in about 10 minutes, up to 4 GB; `bot2048 tables build` the endgame tables: {})",
                 crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
             ),
             e => format!("evaluation: {}", e.name()),
@@ -224,6 +226,24 @@ pub fn run_solvers(_args: SolversArgs) -> anyhow::Result<ExitCode> {
 
 /// The line `play`, `advise` and `sim` print for an evaluation with the endgame tables: the
 /// heuristic under them (`inner`), how many tables, their size and folder.
+fn middle_note(name: &str, tables: &crate::solver::tables::middle::MiddleTables) -> String {
+    let limit = crate::solver::tables::middle::MIDDLE_MEMORY_LIMIT >> 30;
+    match tables.saved() {
+        Some(h) => format!(
+            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB, computed in {} games, from {}); positions not met before are computed as play meets them, up to {limit} GB",
+            h.positions,
+            tables.memory() as f64 / 1e9,
+            h.games,
+            crate::solver::tables::file::tables_dir()
+                .unwrap_or_default()
+                .display()
+        ),
+        None => format!(
+            "evaluation: {name}: the middle-game tables on 4x4 boards, none saved: positions are computed as play meets them (up to {limit} GB; a new one can take seconds); `bot2048 tables build --set middle` computes them once"
+        ),
+    }
+}
+
 fn tables_note(inner: &str, tables: &crate::solver::tables::EndgameTables) -> String {
     format!(
         "evaluation: {inner} with the endgame tables on 4x4 boards ({} tables, {:.1} GB, from {})",

@@ -172,20 +172,28 @@ impl Default for Evaluation {
     }
 }
 
-/// `--eval auto`: the endgame tables when they are built, else the heuristic; not an evaluation
-/// of its own, so it is not in the `evaluations!` list.
+/// `--eval auto`: the middle-game tables over the corner heuristic when they are built, else
+/// the endgame tables when they are, else the heuristic; not an evaluation of its own, so it is
+/// not in the `evaluations!` list.
 pub const AUTO: (&str, &str) = (
     "auto",
-    "tables when `bot2048 tables build` has built them, else heuristic",
+    "corner-middle when `bot2048 tables build --set middle` has built it, else tables when `bot2048 tables build` has, else heuristic",
 );
 
 impl Evaluation {
-    /// What `--eval auto` chooses: the tables when any are built, else the heuristic.
+    /// What `--eval auto` chooses: `corner-middle` when the middle-game tables are saved in
+    /// the tables folder (the strongest: BENCHMARKS.md), else `tables` when endgame tables are
+    /// built, else the heuristic.
     ///
     /// # Errors
     /// [`SolverError::Tables`] when a built table file cannot be loaded (it is named, with what
     /// to run; the heuristic is not quietly used instead).
     pub fn auto() -> Result<Evaluation, SolverError> {
+        let middle_saved = crate::solver::tables::file::tables_dir()
+            .is_some_and(|d| crate::solver::tables::middle_file::middle_path(&d).exists());
+        if middle_saved {
+            return Ok(Evaluation::CornerMiddle(MiddleChoice::load()?));
+        }
         Ok(TableChoice::load_if_built(false)?.map_or_else(Evaluation::default, Evaluation::Tables))
     }
 }

@@ -722,6 +722,15 @@ impl<H: TableInner> MiddleChoice<H> {
         })
     }
 
+    /// `middle` over the heuristic `H` (for `tables build --set middle`, which fills tables of
+    /// its own).
+    pub fn with_tables(middle: Arc<MiddleTables>) -> MiddleChoice<H> {
+        MiddleChoice {
+            middle,
+            inner: H::default(),
+        }
+    }
+
     /// The tables.
     pub fn tables(&self) -> &Arc<MiddleTables> {
         &self.middle
