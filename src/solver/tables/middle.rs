@@ -389,6 +389,14 @@ impl MiddleTable {
             .count() as u64
     }
 
+    /// Positions whose values are stored (computed, or loaded from the tables' file).
+    pub fn stored_positions(&self) -> u64 {
+        let chunks = self.values.chunks.iter().filter_map(|c| c.get());
+        chunks
+            .map(|c| c.iter().filter(|w| w.load(Ordering::Relaxed) != 0).count() as u64)
+            .sum()
+    }
+
     /// Chunks the table's index space spans.
     pub fn chunk_count(&self) -> u64 {
         self.values.chunks.len() as u64
