@@ -626,6 +626,7 @@ fn the_play_summary_speaks_words_not_enum_names() {
         shape: None,
         learned: vec![],
         learned_profile: None,
+        board_moves: vec![],
     };
     let t = summary_text(&s);
     assert!(

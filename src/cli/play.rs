@@ -350,6 +350,20 @@ pub fn summary_text(s: &Summary) -> String {
     if let Some(d) = &s.dump {
         t.push_str(&format!("\ndesync dump: {d}"));
     }
+    for m in &s.board_moves {
+        t.push_str(&format!(
+            "\nthe board moved in its window after move {}: from {},{} ({}x{}) to {},{} ({}x{}); play went on there",
+            m.moves + 1,
+            m.from.x,
+            m.from.y,
+            m.from.width,
+            m.from.height,
+            m.to.x,
+            m.to.y,
+            m.to.width,
+            m.to.height
+        ));
+    }
     if let Some(seq) = s.frames_capped_from {
         t.push_str(&format!(
             "\nrecording: frames from frame {seq} on were not saved (--record-max-mb reached; the log is complete)"

@@ -60,7 +60,7 @@ pub use ponder::Ponder;
 pub use recording::{record, verify, ReplayGame};
 pub use step::CONFIRM_QUIET_MS;
 pub use stop::StopReason;
-pub use summary::Summary;
+pub use summary::{BoardMove, Summary};
 pub use win::{OnWin, WIN_TILE};
 
 use record::Recorder;
@@ -189,6 +189,32 @@ pub fn grid_rect(r: &Reading) -> Rect {
         width: r.grid.width,
         height: r.grid.height,
     }
+}
+
+/// Fewest pixels an edge of the grid must shift for the board to count as moved
+/// ([`board_moved`]); a fresh search on an unmoved board finds its edges within a pixel or two.
+pub const BOARD_MOVED_MIN_PX: u32 = 4;
+
+/// Whether the grid found at `to` is another place than `from` (both image pixels, as
+/// [`grid_rect`] gives them): one of its four edges shifted by more than [`BOARD_MOVED_MIN_PX`]
+/// and by more than 1/40 of the grid's width (for a side edge) or height (for the top or
+/// bottom edge); 12 px on the web game's 470-pixel grid. Smaller shifts are found again by the
+/// reader on its own and change nothing that matters for play.
+pub fn board_moved(from: Rect, to: Rect) -> bool {
+    let edges = |r: Rect| {
+        [
+            i64::from(r.x),
+            i64::from(r.y),
+            i64::from(r.x) + i64::from(r.width),
+            i64::from(r.y) + i64::from(r.height),
+        ]
+    };
+    let limit = |side: u32| i64::from(BOARD_MOVED_MIN_PX.max(side / 40));
+    let (a, b) = (edges(from), edges(to));
+    (0..4).any(|i| {
+        let side = if i % 2 == 0 { from.width } else { from.height };
+        (a[i] - b[i]).abs() > limit(side)
+    })
 }
 
 /// Reads one frame's image into its reading and read grid; the error in words.
