@@ -1387,3 +1387,63 @@ fn a_moved_board_that_shows_another_position_is_still_a_desync() {
     assert!(s.board_moves.is_empty(), "{:?}", s.board_moves);
     assert_eq!(game.keys.keys.len(), 6, "no key after the desync");
 }
+
+/// `--no-learn`: the restyled web game (tests/data/web-restyled: other colours, the font URW
+/// Gothic), frames 16 and 17, between which `left` merges two 8s into its first 16, which no
+/// built-in profile can read. Both boards labelled by eye. Learning (the default), the 16 is
+/// taken from the engine and learned: one move, the labelled board, the lesson a 16. With
+/// `no_learn`, the cell stays unreadable: a desync before any move is counted, nothing learned,
+/// no learned profile in the reader.
+#[test]
+fn no_learn_leaves_a_tile_the_reader_cannot_read_unread() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/web-restyled/frames");
+    let b16 = vec![
+        vec![0, 0, 0, 2],
+        vec![4, 0, 0, 0],
+        vec![4, 4, 0, 0],
+        vec![8, 8, 4, 2],
+    ];
+    let b17 = [[2, 0, 0, 0], [4, 0, 0, 0], [8, 0, 2, 0], [16, 4, 2, 0]];
+    let rows17: Vec<Vec<u64>> = b17.iter().map(|r| r.to_vec()).collect();
+    for no_learn in [false, true] {
+        let mut game = ReplayGame {
+            frames: ReplaySource::from_files(vec![dir.join("000016.png"), dir.join("000017.png")]),
+            keys: RecordingSink::default(),
+        };
+        let moves: HashMap<AnyBoard, Move> = [
+            (AnyBoard::from_rows(&b16).unwrap(), Move::Left),
+            (AnyBoard::from_rows(&rows17).unwrap(), Move::Left),
+        ]
+        .into_iter()
+        .collect();
+        let mut solver_for = move |shape| {
+            Ok(Box::new(Scripted {
+                shape,
+                moves: moves.clone(),
+            }) as Box<dyn Solver>)
+        };
+        let dump = tempfile::tempdir().unwrap();
+        let cfg = PlayConfig {
+            no_learn,
+            dump_dir: Some(dump.path().join("d")),
+            ..PlayConfig::default()
+        };
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let s = play(&mut game, &mut reader, &mut solver_for, &cfg);
+        if no_learn {
+            assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
+            assert_eq!(s.moves, 0);
+            assert!(s.learned.is_empty(), "{:?}", s.learned);
+            assert!(reader.learned_profile().is_none());
+            assert!(s.message.contains("row 3, column 0"), "{}", s.message);
+        } else {
+            assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+            assert_eq!(s.moves, 1);
+            assert_eq!(s.desyncs, 0);
+            assert_eq!(s.final_board, b17);
+            let learned: Vec<u32> = s.learned.iter().map(|l| l.value).collect();
+            assert_eq!(learned, [16]);
+            assert!(reader.learned_profile().is_some());
+        }
+    }
+}

@@ -41,6 +41,9 @@ pub struct AdviseConfig {
     /// Where the loop's notes go, one line each (`None`: nowhere): what was learned (issue 24:
     /// a tile the reader could not read, after the one move from the last board that fits).
     pub notes: Option<super::ProgressSink>,
+    /// Learn no tile's look (`--no-learn`): a board with a cell the reader cannot read is
+    /// skipped even where the engine knows the cell's value.
+    pub no_learn: bool,
 }
 
 /// One piece of advice: a board as read, and the solver's decision on it.
@@ -186,7 +189,10 @@ fn look(
     if let Err(e) = capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black) {
         return Ok(skip(AdviseEnd::Covered(e.to_string())));
     }
-    let g = match last.and_then(|b| learn::the_move(b, &g)) {
+    let g = match last
+        .filter(|_| !cfg.no_learn)
+        .and_then(|b| learn::the_move(b, &g))
+    {
         Some((before, after)) => learn_unread(reader, cfg, &s.frame.image, &before, &after, g),
         None => g,
     };

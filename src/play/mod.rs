@@ -140,6 +140,9 @@ pub struct PlayConfig {
     pub budget: Budget,
     /// Pondering during the game's animation, before the frame is read (`--animation-ms`).
     pub ponder: Ponder,
+    /// Learn no tile's look while playing (`--no-learn`): a cell the reader cannot read stays
+    /// unreadable even where the engine knows its value (read again, then a desync).
+    pub no_learn: bool,
 }
 
 impl Default for PlayConfig {
@@ -164,6 +167,7 @@ impl Default for PlayConfig {
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::default(),
             ponder: Ponder::Measured,
+            no_learn: false,
         }
     }
 }
@@ -249,4 +253,35 @@ pub fn play<T: FrameSource + KeySink + GameUi>(
     // `play_on` returns only through its error side (the `Ok` type is uninhabited)
     let Err(stop) = run::play_on(game, reader, solver_for, &mut run);
     run.finish(stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    /// The limits worked out by hand: a 470-pixel grid (2048-qt's) moves past 470 / 40 = 11
+    /// pixels, a 100-pixel one past the 4-pixel floor; any edge counts, so does a resize.
+    #[test]
+    fn a_board_moved_past_a_fortieth_of_its_side_or_4_pixels() {
+        let qt = rect(40, 231, 470, 470);
+        assert!(!board_moved(qt, qt));
+        assert!(!board_moved(qt, rect(40, 220, 470, 470)), "11 px up");
+        assert!(board_moved(qt, rect(40, 219, 470, 470)), "12 px up");
+        assert!(board_moved(qt, rect(40, 110, 470, 470)), "one cell up");
+        assert!(!board_moved(qt, rect(51, 231, 470, 470)), "11 px right");
+        assert!(board_moved(qt, rect(40, 231, 482, 470)), "12 px wider");
+        assert!(!board_moved(qt, rect(41, 232, 469, 469)), "a pixel off");
+        let small = rect(10, 10, 100, 100);
+        assert!(!board_moved(small, rect(14, 10, 100, 100)));
+        assert!(board_moved(small, rect(15, 10, 100, 100)));
+    }
 }

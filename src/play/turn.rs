@@ -429,7 +429,11 @@ fn observe(
             return Event::Unreadable { hash, at_ms };
         }
     };
-    let g = learn_unread(reader, run, plan, &s.frame.image, g);
+    let g = if run.cfg.no_learn {
+        g
+    } else {
+        learn_unread(reader, run, plan, &s.frame.image, g)
+    };
     run.last_read = Some(g.clone());
     if fits(plan, &g) {
         let at = super::grid_rect(&r);
