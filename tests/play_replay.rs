@@ -1447,3 +1447,55 @@ fn no_learn_leaves_a_tile_the_reader_cannot_read_unread() {
         }
     }
 }
+
+/// `advise` on a board that moves in its window: the 2048-qt recording with frames 6 to 12
+/// moved up by 121 pixels (one cell pitch, as in
+/// [`a_board_that_moves_in_its_window_is_found_again_and_play_goes_on`]) gives the same 13
+/// boards as the frames unmoved, in order: advice on every one of them, none skipped.
+#[test]
+fn advise_finds_a_board_that_moved_in_its_window() {
+    use bot2048::play::advise::{advise, AdviseConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let images = |dy: u32| -> Vec<image::RgbaImage> {
+        let files: Vec<PathBuf> = (0..=12)
+            .collect::<Vec<usize>>()
+            .iter()
+            .map(|&i| {
+                let f = frames(&[i])[0].clone();
+                if i >= 6 && dy > 0 {
+                    shifted_up(&f, dy, &dir.path().join(format!("m{i}.png")))
+                } else {
+                    f
+                }
+            })
+            .collect();
+        files
+            .iter()
+            .map(|p| image::open(p).unwrap().to_rgba8())
+            .collect()
+    };
+    let boards = |dy: u32| {
+        let mut src = Slideshow {
+            images: images(dy),
+            calls: 12,
+            served: 0,
+            clock: std::time::Instant::now(),
+        };
+        let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+        let mut seen = Vec::new();
+        let cfg = AdviseConfig::default();
+        advise(&mut src, &mut reader, &mut scripted(), &cfg, &mut |a| {
+            seen.push(a.board)
+        })
+        .unwrap();
+        seen
+    };
+    let unmoved = boards(0);
+    assert_eq!(unmoved.len(), 13);
+    assert_eq!(
+        unmoved[12].rows(),
+        [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]],
+        "the labelled last board"
+    );
+    assert_eq!(boards(121), unmoved);
+}

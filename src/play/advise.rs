@@ -196,6 +196,12 @@ fn look(
         Some((before, after)) => learn_unread(reader, cfg, &s.frame.image, &before, &after, g),
         None => g,
     };
+    if g.board().is_none() {
+        if let Some(moved) = found_elsewhere(reader, &s.frame.image, grid_rect(&r)) {
+            opts.region = Some(grid_rect(&moved.0));
+            return Ok(Look::Board(moved.1));
+        }
+    }
     Ok(g.board().map_or_else(
         || {
             skip(AdviseEnd::Unreadable(format!(
@@ -205,6 +211,25 @@ fn look(
         },
         Look::Board,
     ))
+}
+
+/// A board that moved in its window (issue 24), for a frame not read whole at the remembered
+/// grid `grid` (image pixels): the whole frame searched afresh ([`Reader::read_afresh`], on a
+/// copy of the reader), a grid at another place ([`super::board_moved`]) read whole is taken,
+/// and the reader goes on with it. `None` otherwise (nothing changes).
+fn found_elsewhere(
+    reader: &mut Reader,
+    image: &image::RgbaImage,
+    grid: crate::capture::Rect,
+) -> Option<(crate::vision::Reading, AnyBoard)> {
+    let mut fresh = reader.clone();
+    let r = fresh.read_afresh(image).ok()?;
+    if !super::board_moved(grid, grid_rect(&r)) {
+        return None;
+    }
+    let board = read_grid(&r).ok()?.board()?;
+    *reader = fresh;
+    Some((r, board))
 }
 
 /// Learns the cells of `g` the reader could not read, as the engine knows them after the move
