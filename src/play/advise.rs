@@ -222,11 +222,7 @@ fn found_elsewhere(
     image: &image::RgbaImage,
     grid: crate::capture::Rect,
 ) -> Option<(crate::vision::Reading, AnyBoard)> {
-    let mut fresh = reader.clone();
-    let r = fresh.read_afresh(image).ok()?;
-    if !super::board_moved(grid, grid_rect(&r)) {
-        return None;
-    }
+    let (fresh, r) = super::search_elsewhere(reader, image, grid)?;
     let board = read_grid(&r).ok()?.board()?;
     *reader = fresh;
     Some((r, board))

@@ -221,6 +221,21 @@ pub fn board_moved(from: Rect, to: Rect) -> bool {
     })
 }
 
+/// The frame `image` searched afresh for the board ([`Reader::read_afresh`], on a copy of
+/// `reader`, which stays as it was): that copy and its reading when the grid it found is at
+/// another place than `grid` (image pixels, [`board_moved`]); `None` when no board is found or
+/// it is where it was. For a board that moved in its window (issue 24): the caller takes the
+/// copy as its reader when the read at the new place is one it can use.
+fn search_elsewhere(
+    reader: &Reader,
+    image: &image::RgbaImage,
+    grid: Rect,
+) -> Option<(Reader, Reading)> {
+    let mut fresh = reader.clone();
+    let found = fresh.read_afresh(image).ok()?;
+    board_moved(grid, grid_rect(&found)).then_some((fresh, found))
+}
+
 /// Reads one frame's image into its reading and read grid; the error in words.
 fn read_image(
     reader: &mut Reader,

@@ -492,12 +492,8 @@ fn find_moved(
     plan: &Planned,
     grid: Rect,
 ) -> Option<(crate::vision::Reading, ReadGrid)> {
-    let mut fresh = reader.clone();
-    let found = fresh.read_afresh(image).ok()?;
+    let (mut fresh, found) = super::search_elsewhere(reader, image, grid)?;
     let to = super::grid_rect(&found);
-    if !super::board_moved(grid, to) {
-        return None;
-    }
     let (r, g) = read_for_plan(&mut fresh, image, plan).ok()?;
     if !fits(plan, &g) {
         tracing::debug!(?grid, ?to, "a board at another place, not the mirror's");
