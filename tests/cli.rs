@@ -11,6 +11,31 @@ fn clap_definition_is_consistent() {
     Cli::command().debug_assert();
 }
 
+/// `--no-learn` is an option of `play` and of `advise` (they share the target's arguments), and
+/// off unless given.
+#[test]
+fn no_learn_parses_for_play_and_advise() {
+    use bot2048::cli::Command as Sub;
+    use clap::Parser;
+    for (args, want) in [
+        (vec!["bot2048", "play", "--window", "w", "--no-learn"], true),
+        (vec!["bot2048", "play", "--window", "w"], false),
+        (
+            vec!["bot2048", "advise", "--window", "w", "--no-learn"],
+            true,
+        ),
+        (vec!["bot2048", "advise", "--window", "w"], false),
+    ] {
+        let cli = Cli::try_parse_from(&args).unwrap();
+        let got = match cli.command {
+            Sub::Play(p) => p.target.no_learn,
+            Sub::Advise(a) => a.target.no_learn,
+            _ => unreachable!("{args:?}"),
+        };
+        assert_eq!(got, want, "{args:?}");
+    }
+}
+
 fn bot2048() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bot2048"))
 }
@@ -626,6 +651,7 @@ fn the_play_summary_speaks_words_not_enum_names() {
         shape: None,
         learned: vec![],
         learned_profile: None,
+        board_moves: vec![],
     };
     let t = summary_text(&s);
     assert!(

@@ -1266,3 +1266,236 @@ fn an_unseen_font_in_the_web_colours_plays_past_its_first_16() {
     );
     assert_eq!(game.keys.keys[19], Move::Up);
 }
+
+/// `src` with its content moved up by `dy` pixels in a frame of the same size (the rows at the
+/// bottom filled with the colour of its bottom-left pixel, the page's), written to `out`: the
+/// game's page after a browser's infobar above it closed, or the window's content shifted.
+fn shifted_up(src: &Path, dy: u32, out: &Path) -> PathBuf {
+    let img = bot2048::vision::io::load_image(src).unwrap();
+    let (w, h) = img.dimensions();
+    let fill = *img.get_pixel(0, h - 1);
+    let moved = image::RgbaImage::from_fn(w, h, |x, y| {
+        if y + dy < h {
+            *img.get_pixel(x, y + dy)
+        } else {
+            fill
+        }
+    });
+    moved.save(out).unwrap();
+    out.to_path_buf()
+}
+
+/// The 2048-qt recording with frames 6 to 12 (the frames after the 6th to the 12th key) moved up
+/// by `dy` pixels, written to `dir`, played as in
+/// [`replay_of_a_real_game_has_no_desync_and_ends_on_the_labelled_board`], recorded to
+/// `dir/rec`.
+fn run_moved_at_6(dir: &Path, dy: u32) -> bot2048::play::Summary {
+    let mut files = frames(&[0, 1, 2, 3, 4, 5]);
+    for (i, f) in frames(&[6, 7, 8, 9, 10, 11, 12]).iter().enumerate() {
+        files.push(shifted_up(f, dy, &dir.join(format!("moved{i}.png"))));
+    }
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_files(files),
+        keys: RecordingSink::default(),
+    };
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let cfg = PlayConfig {
+        record: Some(dir.join("rec")),
+        ..PlayConfig::default()
+    };
+    play(&mut game, &mut reader, &mut scripted(), &cfg)
+}
+
+/// Where the grid of cells is on the recording's frames, measured by hand on frame 6 (the
+/// pixel rows and columns where the board colour #bbada0 gives way to a cell's colour): the
+/// first cell's top-left at (40, 231), the last cell's bottom-right at (510, 701).
+const QT_GRID: (i32, i32, u32, u32) = (40, 231, 470, 470);
+
+/// Issue 24, a board that moves in its window: the page moves up mid-game (as when a browser's
+/// infobar above it closes) by 40 pixels, and by 121 pixels, one whole cell pitch (measured by
+/// hand: the cells' top edges at 231, 352, 473, 594), where the grid remembered at the old place
+/// still shows the board colour in most of its gaps. Either way play goes on at the new place
+/// with no desync, the 12 moves and the labelled last board of the unmoved replay, and the move
+/// is counted and logged as the board having moved after the 6th key, from where it was to 40 or
+/// 121 pixels higher.
+#[test]
+fn a_board_that_moves_in_its_window_is_found_again_and_play_goes_on() {
+    for dy in [40u32, 121] {
+        let dir = tempfile::tempdir().unwrap();
+        let s = run_moved_at_6(dir.path(), dy);
+        assert_eq!(s.stop_reason, StopReason::EndOfReplay, "dy {dy}: {s:?}");
+        assert_eq!(s.moves, 12, "dy {dy}");
+        assert_eq!(s.desyncs, 0, "dy {dy}");
+        assert_eq!(s.score, 36, "dy {dy}: the game's own score display");
+        assert_eq!(
+            s.final_board,
+            [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]],
+            "dy {dy}"
+        );
+        assert_eq!(s.board_moves.len(), 1, "dy {dy}: {:?}", s.board_moves);
+        let m = s.board_moves[0];
+        assert_eq!(m.moves, 5, "dy {dy}: seen on the frame after the 6th key");
+        let (x, y, w, h) = QT_GRID;
+        let near = |r: bot2048::capture::Rect, y: i32| {
+            (r.x - x).abs() <= 2
+                && (r.y - y).abs() <= 2
+                && r.width.abs_diff(w) <= 2
+                && r.height.abs_diff(h) <= 2
+        };
+        assert!(near(m.from, y), "dy {dy}: {m:?}");
+        assert!(near(m.to, y - dy as i32), "dy {dy}: {m:?}");
+        assert_eq!(m.to.x, m.from.x, "dy {dy}: {m:?}");
+        assert_eq!(m.to.y, m.from.y - dy as i32, "dy {dy}: {m:?}");
+        // the log says so once, between the frame of the 5th key and the one of the 6th
+        let lines = log_lines(&dir.path().join("rec"));
+        let moved: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i]["event"] == "board_moved")
+            .collect();
+        assert_eq!(moved.len(), 1, "dy {dy}: {lines:?}");
+        let e = &lines[moved[0]];
+        assert_eq!(e["moves"], 5);
+        assert_eq!(e["to"]["y"], m.from.y - dy as i32);
+        assert_eq!(lines[moved[0] + 1]["seq"], 6, "dy {dy}: {lines:?}");
+    }
+}
+
+/// A board at another place that shows another position is still a desync: frames 6 to 12 moved
+/// up by 121 pixels show the board of frame 2 (as after frame 5's key nothing of frame 6's
+/// board), so nothing fits the mirror there. The run stops with a desync after 5 moves, and
+/// no board move is counted.
+#[test]
+fn a_moved_board_that_shows_another_position_is_still_a_desync() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = frames(&[0, 1, 2, 3, 4, 5]);
+    files.push(shifted_up(
+        &frames(&[2])[0],
+        121,
+        &dir.path().join("other.png"),
+    ));
+    let mut game = ReplayGame {
+        frames: ReplaySource::from_files(files),
+        keys: RecordingSink::default(),
+    };
+    let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+    let cfg = PlayConfig {
+        dump_dir: Some(dir.path().join("dump")),
+        ..PlayConfig::default()
+    };
+    let s = play(&mut game, &mut reader, &mut scripted(), &cfg);
+    assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
+    assert_eq!(s.moves, 5);
+    assert!(s.board_moves.is_empty(), "{:?}", s.board_moves);
+    assert_eq!(game.keys.keys.len(), 6, "no key after the desync");
+}
+
+/// `--no-learn`: the restyled web game (tests/data/web-restyled: other colours, the font URW
+/// Gothic), frames 16 and 17, between which `left` merges two 8s into its first 16, which no
+/// built-in profile can read. Both boards labelled by eye. Learning (the default), the 16 is
+/// taken from the engine and learned: one move, the labelled board, the lesson a 16. With
+/// `no_learn`, the cell stays unreadable: a desync before any move is counted, nothing learned,
+/// no learned profile in the reader.
+#[test]
+fn no_learn_leaves_a_tile_the_reader_cannot_read_unread() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/web-restyled/frames");
+    let b16 = vec![
+        vec![0, 0, 0, 2],
+        vec![4, 0, 0, 0],
+        vec![4, 4, 0, 0],
+        vec![8, 8, 4, 2],
+    ];
+    let b17 = [[2, 0, 0, 0], [4, 0, 0, 0], [8, 0, 2, 0], [16, 4, 2, 0]];
+    let rows17: Vec<Vec<u64>> = b17.iter().map(|r| r.to_vec()).collect();
+    for no_learn in [false, true] {
+        let mut game = ReplayGame {
+            frames: ReplaySource::from_files(vec![dir.join("000016.png"), dir.join("000017.png")]),
+            keys: RecordingSink::default(),
+        };
+        let moves: HashMap<AnyBoard, Move> = [
+            (AnyBoard::from_rows(&b16).unwrap(), Move::Left),
+            (AnyBoard::from_rows(&rows17).unwrap(), Move::Left),
+        ]
+        .into_iter()
+        .collect();
+        let mut solver_for = move |shape| {
+            Ok(Box::new(Scripted {
+                shape,
+                moves: moves.clone(),
+            }) as Box<dyn Solver>)
+        };
+        let dump = tempfile::tempdir().unwrap();
+        let cfg = PlayConfig {
+            no_learn,
+            dump_dir: Some(dump.path().join("d")),
+            ..PlayConfig::default()
+        };
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let s = play(&mut game, &mut reader, &mut solver_for, &cfg);
+        if no_learn {
+            assert_eq!(s.stop_reason, StopReason::Desync, "{s:?}");
+            assert_eq!(s.moves, 0);
+            assert!(s.learned.is_empty(), "{:?}", s.learned);
+            assert!(reader.learned_profile().is_none());
+            assert!(s.message.contains("row 3, column 0"), "{}", s.message);
+        } else {
+            assert_eq!(s.stop_reason, StopReason::EndOfReplay, "{s:?}");
+            assert_eq!(s.moves, 1);
+            assert_eq!(s.desyncs, 0);
+            assert_eq!(s.final_board, b17);
+            let learned: Vec<u32> = s.learned.iter().map(|l| l.value).collect();
+            assert_eq!(learned, [16]);
+            assert!(reader.learned_profile().is_some());
+        }
+    }
+}
+
+/// `advise` on a board that moves in its window: the 2048-qt recording with frames 6 to 12
+/// moved up by 121 pixels (one cell pitch, as in
+/// [`a_board_that_moves_in_its_window_is_found_again_and_play_goes_on`]) gives the same 13
+/// boards as the frames unmoved, in order: advice on every one of them, none skipped.
+#[test]
+fn advise_finds_a_board_that_moved_in_its_window() {
+    use bot2048::play::advise::{advise, AdviseConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let images = |dy: u32| -> Vec<image::RgbaImage> {
+        let files: Vec<PathBuf> = (0..=12)
+            .collect::<Vec<usize>>()
+            .iter()
+            .map(|&i| {
+                let f = frames(&[i])[0].clone();
+                if i >= 6 && dy > 0 {
+                    shifted_up(&f, dy, &dir.path().join(format!("m{i}.png")))
+                } else {
+                    f
+                }
+            })
+            .collect();
+        files
+            .iter()
+            .map(|p| image::open(p).unwrap().to_rgba8())
+            .collect()
+    };
+    let boards = |dy: u32| {
+        let mut src = Slideshow {
+            images: images(dy),
+            calls: 12,
+            served: 0,
+            clock: std::time::Instant::now(),
+        };
+        let mut reader = Reader::new(ProfileChoice::Given(Profile::load("2048-qt").unwrap()));
+        let mut seen = Vec::new();
+        let cfg = AdviseConfig::default();
+        advise(&mut src, &mut reader, &mut scripted(), &cfg, &mut |a| {
+            seen.push(a.board)
+        })
+        .unwrap();
+        seen
+    };
+    let unmoved = boards(0);
+    assert_eq!(unmoved.len(), 13);
+    assert_eq!(
+        unmoved[12].rows(),
+        [[8, 4, 0, 0], [8, 2, 0, 0], [4, 2, 0, 0], [4, 2, 0, 0]],
+        "the labelled last board"
+    );
+    assert_eq!(boards(121), unmoved);
+}

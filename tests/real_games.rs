@@ -699,6 +699,62 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
     );
 }
 
+/// Issue 24, a board that moves in its window: the web game whose whole page moves down by 121
+/// CSS pixels (one cell pitch: a 106.25-pixel cell and a 15-pixel gap) 6 s after it loaded, in
+/// the middle of the bot's game, as under a browser infobar that opens (a stylesheet added by
+/// `scripts/games.sh`'s `WEB_CSS`: a one-off animation of the body's top padding). The grid
+/// remembered where the board was still finds the board colour in most of its gaps there
+/// (before this was handled: a desync after 23 moves); now the board is found again, counted once
+/// as moved, 121 pixels down, within 2 pixels for the cells' anti-aliased edges, and play goes
+/// on to `--max-moves` without a desync.
+#[test]
+fn drill_the_page_moves_down_mid_game_and_play_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let css = dir.path().join("shift.css");
+    std::fs::write(
+        &css,
+        "body { animation: bot2048-shift 0.01s linear 6s forwards; }\n\
+         @keyframes bot2048-shift { from { padding-top: 0; } to { padding-top: 121px; } }\n",
+    )
+    .unwrap();
+    let css = css.to_str().unwrap();
+    let Some((_lock, s)) = session_env("web page moves", "web", &[("WEB_CSS", css)]) else {
+        return;
+    };
+    let profiles = tempfile::tempdir().unwrap();
+    let mut c = s.bot(&[
+        "play",
+        "--json",
+        "--window",
+        "2048",
+        "--max-moves",
+        "80",
+        "--no-failsafe",
+    ]);
+    c.env("BOT2048_PROFILES", profiles.path());
+    let (v, code, err) = summary_of(c.output().expect("run bot2048"));
+    eprintln!("web page moves: {v}\n{err}");
+    assert_eq!(
+        (code, &v["stop_reason"]),
+        (0, &Value::from("max_moves")),
+        "{v}\n{err}"
+    );
+    assert_eq!(v["moves"], 80, "{v}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+    let moved = v["board_moves"].as_array().unwrap();
+    assert_eq!(moved.len(), 1, "{v}");
+    let m = &moved[0];
+    let at = |k: &str, f: &str| m[k][f].as_i64().unwrap();
+    assert!(m["moves"].as_u64().unwrap() > 0, "mid-game: {m}");
+    assert!((at("to", "x") - at("from", "x")).abs() <= 2, "{m}");
+    assert!(
+        (at("to", "y") - at("from", "y") - 121).abs() <= 2,
+        "121 px down: {m}"
+    );
+    assert!(err.contains("the board moved in its window"), "{err}");
+}
+
 /// One move before 2048 (two 1024s side by side): `--on-win continue` passes the "You win!"
 /// overlay by its "Keep going" button and plays on.
 #[test]

@@ -130,6 +130,7 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<ExitCode> {
         budget: t.solver.budget(Some(stop.clone())),
         stop,
         poll_ms: 30,
+        no_learn: t.no_learn,
         notes: Some(crate::play::ProgressSink::new(|line| {
             eprintln!("bot2048: {line}")
         })),

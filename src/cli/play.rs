@@ -11,7 +11,7 @@ use crate::engine::{goal_exponent, Shape, SpawnRule};
 use crate::input::FocusMode;
 use crate::platform;
 use crate::play::live::LiveGame;
-use crate::play::{self, record, OnWin, PlayConfig, Summary, WIN_TILE};
+use crate::play::{self, learn, record, OnWin, PlayConfig, Summary, WIN_TILE};
 use crate::solver::{self, SolverConfig};
 use crate::vision::{profile, ProfileChoice, Reader};
 use anyhow::Context;
@@ -43,9 +43,17 @@ pub struct TargetArgs {
     /// best fit wins). Whatever the profile, a tile the reader cannot read where the engine
     /// knows its value is learned while playing (stderr says so), and the profile learned is
     /// saved to the user profile folder at the end, under a new name (learned-TITLE,
-    /// NAME-learned, NAME.2, ...), for the next run to read from the first frame.
+    /// NAME-learned, NAME.2, ...), for the next run to read from the first frame (unless
+    /// --no-learn).
     #[arg(long, default_value = "auto", value_name = "NAME|PATH|auto")]
     pub profile: String,
+    /// Learn no tile's look while playing, and save no profile.
+    ///
+    /// A tile the reader cannot read stays unreadable, even where the engine knows its value:
+    /// `play` reads it again, then stops with a desync; `advise` skips the board. Nothing is
+    /// written to the user profile folder.
+    #[arg(long)]
+    pub no_learn: bool,
     /// Which solver, its options and its budget.
     #[command(flatten)]
     pub solver: super::solver_args::SolverArgs,
@@ -350,6 +358,20 @@ pub fn summary_text(s: &Summary) -> String {
     if let Some(d) = &s.dump {
         t.push_str(&format!("\ndesync dump: {d}"));
     }
+    for m in &s.board_moves {
+        t.push_str(&format!(
+            "\nthe board moved in its window after move {}: from {},{} ({}x{}) to {},{} ({}x{}); play went on there",
+            m.moves + 1,
+            m.from.x,
+            m.from.y,
+            m.from.width,
+            m.from.height,
+            m.to.x,
+            m.to.y,
+            m.to.width,
+            m.to.height
+        ));
+    }
     if let Some(seq) = s.frames_capped_from {
         t.push_str(&format!(
             "\nrecording: frames from frame {seq} on were not saved (--record-max-mb reached; the log is complete)"
@@ -452,6 +474,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         dump_dir: args.dump_dir.clone(),
         stop,
         ponder: play::Ponder::from_ms(args.animation_ms),
+        no_learn: t.no_learn,
         ..PlayConfig::default()
     };
     if !args.quiet && !args.json {
@@ -484,64 +507,25 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(exit::for_stop(&summary.stop_reason)))
 }
 
-/// The name a profile learned while playing is saved under (before [`profile::save_learned`]
-/// numbers it): `NAME-learned` when learning started from the built-in profile NAME, the user
-/// profile's own name when it started from one (saved as `NAME.2`, … beside it), and
-/// `learned-TITLE` (the window title in lower case, letters and digits, other runs as `-`) when
-/// the game was read without a profile.
-pub fn learned_name(from: Option<&str>, title: &str) -> String {
-    match from {
-        Some(n) if profile::is_builtin(n) => format!("{n}-learned"),
-        Some(n) if profile::is_plain_name(n) => n.to_string(),
-        _ => {
-            let mut slug = String::new();
-            for c in title.chars().flat_map(char::to_lowercase) {
-                if c.is_ascii_alphanumeric() {
-                    slug.push(c);
-                } else if !slug.is_empty() && !slug.ends_with('-') {
-                    slug.push('-');
-                }
-                if slug.len() >= 40 {
-                    break;
-                }
-            }
-            let slug = slug.trim_end_matches('-');
-            if slug.is_empty() {
-                "learned-game".into()
-            } else {
-                format!("learned-{slug}")
-            }
-        }
-    }
-}
-
 /// Saves what `reader` learned while playing the window titled `title` (if anything) to the
-/// user profile folder ([`profile::user_dir`]), never over a built-in name or an existing file
-/// ([`profile::save_learned`]); says so on stderr (unless `quiet`: then only a failure). Returns
-/// the path written.
+/// user profile folder ([`learn::save_learned`]); says so on stderr (unless `quiet`: then only a
+/// failure). Returns the path written.
 pub(crate) fn save_learned(reader: &Reader, title: &str, quiet: bool) -> Option<String> {
-    let learned = reader.learned_profile()?;
-    let values: Vec<String> = reader
-        .lessons()
-        .iter()
-        .map(|l| l.value.to_string())
-        .collect();
-    let Some(dir) = profile::user_dir() else {
-        eprintln!("bot2048: warning: the profile learned while playing is not saved: no user profile folder (set BOT2048_PROFILES or HOME)");
-        return None;
-    };
-    let base = learned_name(reader.learned_from(), title);
-    match profile::save_learned(learned, &base, &dir) {
-        Ok((name, path)) => {
+    match learn::save_learned(reader, title) {
+        Ok(None) => None,
+        Ok(Some(saved)) => {
             if !quiet {
+                let values: Vec<String> = saved.values.iter().map(u32::to_string).collect();
                 eprintln!(
-                    "bot2048: learned the look of {} tile(s) the reader could not read ({}); saved profile {name} ({}): the next run reads them from the first frame (--profile auto, or --profile {name})",
+                    "bot2048: learned the look of {} tile(s) the reader could not read ({}); saved profile {} ({}): the next run reads them from the first frame (--profile auto, or --profile {})",
                     values.len(),
                     values.join(", "),
-                    path.display()
+                    saved.name,
+                    saved.path.display(),
+                    saved.name
                 );
             }
-            Some(path.display().to_string())
+            Some(saved.path.display().to_string())
         }
         Err(e) => {
             eprintln!("bot2048: warning: the profile learned while playing is not saved: {e}");

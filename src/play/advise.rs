@@ -41,6 +41,9 @@ pub struct AdviseConfig {
     /// Where the loop's notes go, one line each (`None`: nowhere): what was learned (issue 24:
     /// a tile the reader could not read, after the one move from the last board that fits).
     pub notes: Option<super::ProgressSink>,
+    /// Learn no tile's look (`--no-learn`): a board with a cell the reader cannot read is
+    /// skipped even where the engine knows the cell's value.
+    pub no_learn: bool,
 }
 
 /// One piece of advice: a board as read, and the solver's decision on it.
@@ -186,10 +189,19 @@ fn look(
     if let Err(e) = capture::check_not_covered(&s.frame.image, opts.region, cfg.settle.max_black) {
         return Ok(skip(AdviseEnd::Covered(e.to_string())));
     }
-    let g = match last.and_then(|b| learn::the_move(b, &g)) {
+    let g = match last
+        .filter(|_| !cfg.no_learn)
+        .and_then(|b| learn::the_move(b, &g))
+    {
         Some((before, after)) => learn_unread(reader, cfg, &s.frame.image, &before, &after, g),
         None => g,
     };
+    if g.board().is_none() {
+        if let Some(moved) = found_elsewhere(reader, &s.frame.image, grid_rect(&r)) {
+            opts.region = Some(grid_rect(&moved.0));
+            return Ok(Look::Board(moved.1));
+        }
+    }
     Ok(g.board().map_or_else(
         || {
             skip(AdviseEnd::Unreadable(format!(
@@ -199,6 +211,21 @@ fn look(
         },
         Look::Board,
     ))
+}
+
+/// A board that moved in its window (issue 24), for a frame not read whole at the remembered
+/// grid `grid` (image pixels): the whole frame searched afresh ([`Reader::read_afresh`], on a
+/// copy of the reader), a grid at another place ([`super::board_moved`]) read whole is taken,
+/// and the reader goes on with it. `None` otherwise (nothing changes).
+fn found_elsewhere(
+    reader: &mut Reader,
+    image: &image::RgbaImage,
+    grid: crate::capture::Rect,
+) -> Option<(crate::vision::Reading, AnyBoard)> {
+    let (fresh, r) = super::search_elsewhere(reader, image, grid)?;
+    let board = read_grid(&r).ok()?.board()?;
+    *reader = fresh;
+    Some((r, board))
 }
 
 /// Learns the cells of `g` the reader could not read, as the engine knows them after the move

@@ -1,9 +1,12 @@
 //! Learning by playing (issue 24), the engine's side: which cells of a read the engine can
 //! vouch for after a move, and the reader's lesson on them ([`Reader::learn`]). Used by `play`
-//! after each key (`play::turn`) and by `advise` between two boards the user made.
+//! after each key (`play::turn`) and by `advise` between two boards the user made; and where what
+//! was learned is saved at the end ([`save_learned`], under [`learned_name`]).
 use super::mirror::{self, ReadGrid, Verdict};
 use crate::engine::{AnyBoard, Move, Position};
+use crate::vision::profile::{self, ProfileError};
 use crate::vision::{LearnRefused, Reader, TileLesson};
+use std::path::PathBuf;
 
 /// What the engine vouches for in a read after a move ([`engine_fill`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +107,93 @@ pub fn the_move(last: &AnyBoard, g: &ReadGrid) -> Option<(AnyBoard, AnyBoard)> {
     }
 }
 
+/// The name a profile learned while playing is saved under (before [`profile::save_learned`]
+/// numbers it): `NAME-learned` when learning started from the built-in profile NAME, the user
+/// profile's own name when it started from one (saved as `NAME.2`, … beside it), and
+/// `learned-TITLE` (the window title in lower case, letters and digits, other runs as `-`, at
+/// most about 40 characters) when the game was read without a profile.
+pub fn learned_name(from: Option<&str>, title: &str) -> String {
+    match from {
+        Some(n) if profile::is_builtin(n) => format!("{n}-learned"),
+        Some(n) if profile::is_plain_name(n) => n.to_string(),
+        _ => {
+            let mut slug = String::new();
+            for c in title.chars().flat_map(char::to_lowercase) {
+                if c.is_ascii_alphanumeric() {
+                    slug.push(c);
+                } else if !slug.is_empty() && !slug.ends_with('-') {
+                    slug.push('-');
+                }
+                if slug.len() >= 40 {
+                    break;
+                }
+            }
+            let slug = slug.trim_end_matches('-');
+            if slug.is_empty() {
+                "learned-game".into()
+            } else {
+                format!("learned-{slug}")
+            }
+        }
+    }
+}
+
+/// A profile learned while playing, saved ([`save_learned`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedLearned {
+    /// The profile's name (the file's name without `.toml`), e.g. `web-2048-learned.2`.
+    pub name: String,
+    /// The file written.
+    pub path: PathBuf,
+    /// The values of the tiles whose looks were learned, in the order learned.
+    pub values: Vec<u32>,
+}
+
+/// Why a profile learned while playing was not saved ([`save_learned`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SaveLearnedError {
+    /// Neither `BOT2048_PROFILES`, `XDG_CONFIG_HOME` nor `HOME` names a user profile folder.
+    #[error("no user profile folder (set BOT2048_PROFILES or HOME)")]
+    NoProfileFolder,
+    /// The profile could not be written (no free name, the folder or file not writable).
+    #[error(transparent)]
+    Save(#[from] ProfileError),
+}
+
+/// Saves what `reader` learned while playing the window titled `title` to the user profile
+/// folder ([`profile::user_dir`]) under [`learned_name`], never over a built-in name or an
+/// existing file ([`profile::save_learned`]). `Ok(None)` when nothing was learned.
+///
+/// # Errors
+/// [`SaveLearnedError::NoProfileFolder`] when there is no user profile folder;
+/// [`SaveLearnedError::Save`] when the profile cannot be written.
+pub fn save_learned(
+    reader: &Reader,
+    title: &str,
+) -> Result<Option<SavedLearned>, SaveLearnedError> {
+    let Some(learned) = reader.learned_profile() else {
+        return Ok(None);
+    };
+    let dir = profile::user_dir().ok_or(SaveLearnedError::NoProfileFolder)?;
+    save_learned_in(reader, learned, title, dir).map(Some)
+}
+
+/// [`save_learned`] into the folder `dir`, for the profile `learned` of `reader`.
+fn save_learned_in(
+    reader: &Reader,
+    learned: &crate::vision::Profile,
+    title: &str,
+    dir: PathBuf,
+) -> Result<SavedLearned, SaveLearnedError> {
+    let base = learned_name(reader.learned_from(), title);
+    let (name, path) = profile::save_learned(learned, &base, &dir)?;
+    Ok(SavedLearned {
+        name,
+        path,
+        values: reader.lessons().iter().map(|l| l.value).collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +239,24 @@ mod tests {
         // every cell read: nothing to take
         let whole = read(&[&[Some(4), E, E, E], &[E; 4], &[E; 4], &[E, E, E, Some(2)]]);
         assert_eq!(engine_fill(&last, &after, &whole), None);
+    }
+
+    /// Names worked out by hand from the rule: a built-in's name plus `-learned`, a user
+    /// profile's own name, else `learned-` and the title's letters and digits in lower case with
+    /// one `-` for each run of anything else.
+    #[test]
+    fn a_learned_profile_is_named_after_its_start_or_the_window() {
+        assert_eq!(learned_name(Some("web-2048"), "2048"), "web-2048-learned");
+        assert_eq!(learned_name(Some("gnome-2048"), "x"), "gnome-2048-learned");
+        assert_eq!(learned_name(Some("mine"), "2048"), "mine");
+        assert_eq!(learned_name(None, "GNOME 2048"), "learned-gnome-2048");
+        assert_eq!(
+            learned_name(None, "  My 2048 -- Game!"),
+            "learned-my-2048-game"
+        );
+        assert_eq!(learned_name(None, "!!!"), "learned-game");
+        assert_eq!(learned_name(None, ""), "learned-game");
+        // a path is not a plain name: named after the window
+        assert_eq!(learned_name(Some("/tmp/p.toml"), "2048"), "learned-2048");
     }
 }

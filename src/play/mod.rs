@@ -60,7 +60,7 @@ pub use ponder::Ponder;
 pub use recording::{record, verify, ReplayGame};
 pub use step::CONFIRM_QUIET_MS;
 pub use stop::StopReason;
-pub use summary::Summary;
+pub use summary::{BoardMove, Summary};
 pub use win::{OnWin, WIN_TILE};
 
 use record::Recorder;
@@ -140,6 +140,9 @@ pub struct PlayConfig {
     pub budget: Budget,
     /// Pondering during the game's animation, before the frame is read (`--animation-ms`).
     pub ponder: Ponder,
+    /// Learn no tile's look while playing (`--no-learn`): a cell the reader cannot read stays
+    /// unreadable even where the engine knows its value (read again, then a desync).
+    pub no_learn: bool,
 }
 
 impl Default for PlayConfig {
@@ -164,6 +167,7 @@ impl Default for PlayConfig {
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::default(),
             ponder: Ponder::Measured,
+            no_learn: false,
         }
     }
 }
@@ -189,6 +193,47 @@ pub fn grid_rect(r: &Reading) -> Rect {
         width: r.grid.width,
         height: r.grid.height,
     }
+}
+
+/// Fewest pixels an edge of the grid must shift for the board to count as moved
+/// ([`board_moved`]); a fresh search on an unmoved board finds its edges within a pixel or two.
+pub const BOARD_MOVED_MIN_PX: u32 = 4;
+
+/// Whether the grid found at `to` is another place than `from` (both image pixels, as
+/// [`grid_rect`] gives them): one of its four edges shifted by more than [`BOARD_MOVED_MIN_PX`]
+/// and by more than 1/40 of the grid's width (for a side edge) or height (for the top or
+/// bottom edge); 12 px on the web game's 470-pixel grid. Smaller shifts are found again by the
+/// reader on its own and change nothing that matters for play.
+pub fn board_moved(from: Rect, to: Rect) -> bool {
+    let edges = |r: Rect| {
+        [
+            i64::from(r.x),
+            i64::from(r.y),
+            i64::from(r.x) + i64::from(r.width),
+            i64::from(r.y) + i64::from(r.height),
+        ]
+    };
+    let limit = |side: u32| i64::from(BOARD_MOVED_MIN_PX.max(side / 40));
+    let (a, b) = (edges(from), edges(to));
+    (0..4).any(|i| {
+        let side = if i % 2 == 0 { from.width } else { from.height };
+        (a[i] - b[i]).abs() > limit(side)
+    })
+}
+
+/// The frame `image` searched afresh for the board ([`Reader::read_afresh`], on a copy of
+/// `reader`, which stays as it was): that copy and its reading when the grid it found is at
+/// another place than `grid` (image pixels, [`board_moved`]); `None` when no board is found or
+/// it is where it was. For a board that moved in its window (issue 24): the caller takes the
+/// copy as its reader when the read at the new place is one it can use.
+fn search_elsewhere(
+    reader: &Reader,
+    image: &image::RgbaImage,
+    grid: Rect,
+) -> Option<(Reader, Reading)> {
+    let mut fresh = reader.clone();
+    let found = fresh.read_afresh(image).ok()?;
+    board_moved(grid, grid_rect(&found)).then_some((fresh, found))
 }
 
 /// Reads one frame's image into its reading and read grid; the error in words.
@@ -223,4 +268,35 @@ pub fn play<T: FrameSource + KeySink + GameUi>(
     // `play_on` returns only through its error side (the `Ok` type is uninhabited)
     let Err(stop) = run::play_on(game, reader, solver_for, &mut run);
     run.finish(stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    /// The limits worked out by hand: a 470-pixel grid (2048-qt's) moves past 470 / 40 = 11
+    /// pixels, a 100-pixel one past the 4-pixel floor; any edge counts, so does a resize.
+    #[test]
+    fn a_board_moved_past_a_fortieth_of_its_side_or_4_pixels() {
+        let qt = rect(40, 231, 470, 470);
+        assert!(!board_moved(qt, qt));
+        assert!(!board_moved(qt, rect(40, 220, 470, 470)), "11 px up");
+        assert!(board_moved(qt, rect(40, 219, 470, 470)), "12 px up");
+        assert!(board_moved(qt, rect(40, 110, 470, 470)), "one cell up");
+        assert!(!board_moved(qt, rect(51, 231, 470, 470)), "11 px right");
+        assert!(board_moved(qt, rect(40, 231, 482, 470)), "12 px wider");
+        assert!(!board_moved(qt, rect(41, 232, 469, 469)), "a pixel off");
+        let small = rect(10, 10, 100, 100);
+        assert!(!board_moved(small, rect(14, 10, 100, 100)));
+        assert!(board_moved(small, rect(15, 10, 100, 100)));
+    }
 }

@@ -7,10 +7,10 @@ use super::ponder::{self, AnimationClock};
 use super::record::{LogEvent, LogLine, Recorder};
 use super::start::{self, Start};
 use super::stop::{cover_stop, Stop, StopReason};
-use super::summary::{Summary, Tally};
+use super::summary::{BoardMove, Summary, Tally};
 use super::turn::{self, Accepted, Planned, Reference, Turn};
 use super::win::{self, OnWin, WinState};
-use super::{grid_rect, PlayConfig, SolverFor};
+use super::{board_moved, grid_rect, PlayConfig, SolverFor};
 use crate::capture::{settle::region_hash, FrameSource, Rect, SettleOptions};
 use crate::engine::{AnyBoard, Position};
 use crate::input::KeySink;
@@ -118,9 +118,9 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
     game.prepare()
         .map_err(|e| Stop::new(StopReason::FocusLost, e.to_string()))?;
     let start = start::read_start(game, reader, run)?;
-    let grid = grid_rect(&start.reading);
+    let mut grid = grid_rect(&start.reading);
     game.board_found(grid);
-    let opts = SettleOptions {
+    let mut opts = SettleOptions {
         region: Some(grid),
         ..run.cfg.settle.clone()
     };
@@ -153,6 +153,7 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
             plan: &plan,
             opts: &opts,
             spawn_wait_ms: clock.spawn_wait_ms(),
+            grid,
         };
         let ponder_ms = clock.ponder_ms(run.cfg.ponder);
         let (acc, report) = ponder::during(solver.as_mut(), &plan.after, ponder_ms, || {
@@ -160,7 +161,12 @@ pub(super) fn play_on<T: FrameSource + KeySink + GameUi>(
         });
         let acc = acc?;
         board = acc.board;
+        let now_at = acc.grid;
         (here, line) = accept(run, &plan, acc);
+        if board_moved(grid, now_at) {
+            moved(game, run, (grid, now_at), &mut opts, &mut here);
+            grid = now_at;
+        }
         if let Some(ms) = run.tally.key_to_settled.last() {
             clock.push(*ms);
         }
@@ -327,6 +333,39 @@ fn accept(run: &mut Run<'_>, plan: &Planned, acc: Accepted) -> (Reference, LogLi
         frame: s.frame,
     };
     (here, line)
+}
+
+/// The board was read at another place (`from` → `to`, image pixels) on the frame of the move
+/// just accepted (issue 24): counts it, says so, logs it, and watches the new place from now on
+/// (the settle region `opts`, the game's watch for covers and its click point, the reference
+/// frame's hash `here`).
+fn moved<T: GameUi>(
+    game: &mut T,
+    run: &mut Run<'_>,
+    (from, to): (Rect, Rect),
+    opts: &mut SettleOptions,
+    here: &mut Reference,
+) {
+    let moves = run.tally.moves.saturating_sub(1);
+    run.note(&format!(
+        "the board moved in its window after move {}: from {},{} ({}x{}) to {},{} ({}x{}), image pixels; play goes on there",
+        moves + 1,
+        from.x,
+        from.y,
+        from.width,
+        from.height,
+        to.x,
+        to.y,
+        to.width,
+        to.height
+    ));
+    if let Some(rec) = &mut run.rec {
+        rec.event(&LogEvent::BoardMoved { moves, from, to });
+    }
+    run.tally.board_moves.push(BoardMove { moves, from, to });
+    game.board_found(to);
+    opts.region = Some(to);
+    here.hash = region_hash(&here.frame.image, opts.region);
 }
 
 /// Passes the win screen with `--on-win continue` ([`win::pass_win_screen`]), counts it and

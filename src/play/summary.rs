@@ -1,6 +1,7 @@
 //! The end-of-game [`Summary`] and the running counts it is made from ([`Tally`]).
 use super::mirror::{self, ReadGrid};
 use super::stop::{Stop, StopReason};
+use crate::capture::Rect;
 use crate::engine::{AnyBoard, Position, Shape};
 use crate::stats;
 use crate::vision::TileLesson;
@@ -74,6 +75,23 @@ pub struct Summary {
     /// Where the profile learned while playing was saved (set by `bot2048 play`); `null` when
     /// nothing was learned or it was not saved.
     pub learned_profile: Option<String>,
+    /// The times the board was found at another place in the frame and play went on there
+    /// (issue 24: an infobar above the page, a resized window), in order; not desyncs.
+    pub board_moves: Vec<BoardMove>,
+}
+
+/// The board found at another place in the frame during a run ([`Summary::board_moves`]; the
+/// `board_moved` event of `--record`'s log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardMove {
+    /// Moves made before the frame that showed the board at its new place (that frame is the
+    /// one after move `moves + 1`).
+    pub moves: u64,
+    /// Where the grid of cells was, image pixels (the top-left of the first cell to the
+    /// bottom-right of the last).
+    pub from: Rect,
+    /// Where it is now, image pixels.
+    pub to: Rect,
 }
 
 /// The running counts and timings of a run.
@@ -103,6 +121,8 @@ pub(super) struct Tally {
     pub started: Instant,
     /// Tile looks learned while playing.
     pub learned: Vec<TileLesson>,
+    /// The board found at another place.
+    pub board_moves: Vec<BoardMove>,
 }
 
 impl Tally {
@@ -127,6 +147,7 @@ impl Tally {
             last_move: None,
             started: Instant::now(),
             learned: Vec::new(),
+            board_moves: Vec::new(),
         }
     }
 
@@ -195,6 +216,7 @@ impl Tally {
             shape: board.map(|b| b.shape()),
             learned: self.learned,
             learned_profile: None,
+            board_moves: self.board_moves,
         }
     }
 }

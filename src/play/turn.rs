@@ -15,7 +15,7 @@ use super::run::Run;
 use super::step::{End, Event, Limits, MoveStep, State};
 use super::stop::{cover_stop, gone_or, input_stop, Stop, StopReason};
 use super::win::{self, WinDialog, WinState};
-use crate::capture::{Frame, FrameSource, SettleOptions, Settled};
+use crate::capture::{Frame, FrameSource, Rect, SettleOptions, Settled};
 use crate::engine::{AnyBoard, Move, Position};
 use crate::input::KeySink;
 use crate::vision::{BoardStatus, Reader, TileLesson};
@@ -56,6 +56,9 @@ pub(super) struct Accepted {
     /// Keys pressed again, re-reads counted against the limit.
     pub retries: u32,
     pub rereads: u32,
+    /// Where the board's grid was on the frame that showed the move (image pixels): another
+    /// place than [`Turn::grid`] when the board moved in its window during the move.
+    pub grid: Rect,
 }
 
 /// What the last settle showed, for the accepted move or the stop.
@@ -71,6 +74,11 @@ struct Seen {
     first_press: Option<Instant>,
     /// The settled frame's label, `moveN-readK`.
     label: String,
+    /// The grid of the last read that fitted the mirror, image pixels.
+    grid: Option<Rect>,
+    /// Where the board was found at another place than [`Turn::grid`] during this move (issue
+    /// 24): the region the next settles of the move watch.
+    region: Option<Rect>,
 }
 
 /// Everything one move needs.
@@ -82,6 +90,8 @@ pub(super) struct Turn<'t> {
     /// tile is read again no sooner than this after the press (a slow spawn), before the move is
     /// taken for one after which the game showed nothing more.
     pub spawn_wait_ms: f64,
+    /// Where the board's grid is (image pixels): where it was read on the reference frame.
+    pub grid: Rect,
 }
 
 /// Makes the move `t.plan` and verifies it; adds its retries, re-reads and desync to
@@ -277,6 +287,8 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
         change_timeout_ms: step.change_timeout_ms(t.opts.change_timeout_ms),
         // a new tile refused as maybe a sliding one is looked at again once the slide is over
         ask_again_at_ms: reader.slide_ms().map(u64::from),
+        // the board found at another place during the move: watch it there
+        region: seen.region.or(t.opts.region),
         ..t.opts.clone()
     };
     let began = Instant::now();
@@ -304,7 +316,7 @@ fn wait_and_read<T: FrameSource + KeySink + GameUi>(
         .taken_at
         .saturating_duration_since(first_press)
         .as_millis() as u64;
-    let event = observe(reader, run, t.plan, &s, seen, at_ms);
+    let event = observe(reader, run, t, &s, seen, at_ms);
     seen.settled = Some(s);
     seen.wait_began = Some(began);
     seen.label = label;
@@ -390,17 +402,26 @@ pub(super) fn read_for_plan(
 }
 
 /// Reads the settled frame `s` (captured `at_ms` after the step's first press) and classifies it
-/// against the mirror.
+/// against the mirror. When the read shows no board that fits the mirror at the board's place,
+/// the board may have moved in its window: [`find_moved`].
 fn observe(
     reader: &mut Reader,
     run: &mut Run<'_>,
-    plan: &Planned,
+    t: &Turn<'_>,
     s: &Settled,
     seen: &mut Seen,
     at_ms: u64,
 ) -> Event {
+    let plan = t.plan;
     let hash = s.hash;
-    let (r, g) = match read_for_plan(reader, &s.frame.image, plan) {
+    let read = match read_for_plan(reader, &s.frame.image, plan) {
+        Ok((r, g)) if r.status == BoardStatus::GameOver && g.board().is_none() => {
+            return Event::GameOver;
+        }
+        Ok((r, g)) if fits(plan, &g) => Ok((r, g)),
+        other => find_moved(reader, &s.frame.image, plan, t.grid).map_or(other, Ok),
+    };
+    let (r, g) = match read {
         Ok(x) => x,
         Err(e) => {
             seen.error = e;
@@ -408,11 +429,19 @@ fn observe(
             return Event::Unreadable { hash, at_ms };
         }
     };
-    if r.status == BoardStatus::GameOver && g.board().is_none() {
-        return Event::GameOver;
-    }
-    let g = learn_unread(reader, run, plan, &s.frame.image, g);
+    let g = if run.cfg.no_learn {
+        g
+    } else {
+        learn_unread(reader, run, plan, &s.frame.image, g)
+    };
     run.last_read = Some(g.clone());
+    if fits(plan, &g) {
+        let at = super::grid_rect(&r);
+        seen.grid = Some(at);
+        if super::board_moved(t.grid, at) {
+            seen.region = Some(at);
+        }
+    }
     let event = match mirror::compare(&plan.before, &plan.after, &g) {
         Verdict::Spawned { board, .. } => {
             // a read that fits the mirror: its grid is the one to come back to
@@ -437,6 +466,42 @@ fn observe(
     };
     seen.read = Some(g);
     event
+}
+
+/// Whether `g` shows a board the mirror knows for the move `plan`: the board before the key, the
+/// afterstate, or the afterstate plus one new 2 or 4.
+fn fits(plan: &Planned, g: &ReadGrid) -> bool {
+    matches!(
+        mirror::compare(&plan.before, &plan.after, g),
+        Verdict::Spawned { .. } | Verdict::Unchanged | Verdict::Desync(Mismatch::NoNewTile)
+    )
+}
+
+/// A board that moved in its window (issue 24: a browser's infobar opened or closed above the
+/// page, the window was resized): called when the frame `image` shows no board that fits the
+/// mirror where the board was (`grid`, image pixels): no grid there, cells that do not read, or
+/// a read that fits no board of the move. Searches the whole frame afresh
+/// ([`Reader::read_afresh`], on a copy of the reader, so nothing is lost when nothing comes of
+/// it). A grid found at another place ([`super::board_moved`]) whose read fits the mirror
+/// ([`fits`]) is returned, and the reader goes on with it. A board found at the same place, or
+/// one that shows another position, gives `None`: the read stays what it was (a disagreement,
+/// then a desync).
+fn find_moved(
+    reader: &mut Reader,
+    image: &image::RgbaImage,
+    plan: &Planned,
+    grid: Rect,
+) -> Option<(crate::vision::Reading, ReadGrid)> {
+    let (mut fresh, found) = super::search_elsewhere(reader, image, grid)?;
+    let to = super::grid_rect(&found);
+    let (r, g) = read_for_plan(&mut fresh, image, plan).ok()?;
+    if !fits(plan, &g) {
+        tracing::debug!(?grid, ?to, "a board at another place, not the mirror's");
+        return None;
+    }
+    tracing::debug!(?grid, ?to, "the board moved");
+    *reader = fresh;
+    Some((r, g))
 }
 
 /// Learning by playing (issue 24): when the only fault of `g` is cells the reader could not
@@ -527,14 +592,21 @@ fn win_dialog<T: FrameSource + KeySink + GameUi>(
 
 /// The accepted move, from what the last settle showed.
 fn accepted(seen: Seen, step: &MoveStep) -> Result<Accepted, Stop> {
-    match (seen.next, seen.settled, seen.read, seen.wait_began) {
-        (Some(board), Some(settled), Some(read), Some(wait_began)) => Ok(Accepted {
+    match (
+        seen.next,
+        seen.settled,
+        seen.read,
+        seen.wait_began,
+        seen.grid,
+    ) {
+        (Some(board), Some(settled), Some(read), Some(wait_began), Some(grid)) => Ok(Accepted {
             board,
             settled,
             read,
             wait_began,
             retries: step.retries(),
             rereads: step.rereads(),
+            grid,
         }),
         _ => Err(Stop::new(
             StopReason::Error,

@@ -426,6 +426,23 @@ impl Reader {
         }
     }
 
+    /// Reads the board in `img` as on a first frame: the remembered grid and the anchor are
+    /// dropped first, so the whole image is searched. For a board that moved in its window
+    /// (a browser's infobar opened or closed above the page, the window was resized): a grid
+    /// remembered where the board *was* can still show the board colour in its gaps (a board
+    /// moved by one whole cell puts its own gaps under most of them), and the anchor is tried
+    /// before any search ([`Reader::anchor_grid`]). The grid found is remembered; it becomes the
+    /// anchor once the caller confirms a read on it ([`Reader::anchor_grid`]). To try a search
+    /// without losing the anchor, call it on a clone.
+    ///
+    /// # Errors
+    /// As [`Reader::read`]: [`ReadError::NoBoard`] when no grid is found.
+    pub fn read_afresh(&mut self, img: &RgbaImage) -> Result<Reading, ReadError> {
+        self.anchor = None;
+        self.tracking = Tracking::Lost;
+        self.read(img)
+    }
+
     /// The reading of `img` on the remembered grid `t`, when the frame has the same size and
     /// the grid's gaps still show the board colour.
     /// With `fill`, the cells the profile cannot read are read again without a profile

@@ -212,9 +212,14 @@ pub fn list_windows() -> Result<Vec<ListedWindow>, CaptureError> {
 const GONE_WATCH_MS: (u64, u64) = (200, 40);
 
 /// Captures `window` (X id `id`); a failure on a window that no longer exists, or that is gone
-/// within [`GONE_WATCH_MS`], is `WindowGone`.
+/// within [`GONE_WATCH_MS`], is `WindowGone`. While the window is still there, the capture is
+/// tried again at each look: a window resized during a capture fails it (xcap asks for the
+/// window's size, then for its pixels at that size: an `xcb protocol error` when the window
+/// shrank in between, seen when 2048 in Chromium was resized from 800x900 to 560x900 mid-game,
+/// 2026-12-03), and the next capture, at the new size, succeeds. The error stands when every
+/// try fails.
 fn capture(window: &xcap::Window, x11: &X11, id: u32) -> Result<image::RgbaImage, CaptureError> {
-    let e = match window.capture_image() {
+    let mut e = match window.capture_image() {
         Ok(img) => return Ok(img),
         Err(e) => e,
     };
@@ -224,6 +229,16 @@ fn capture(window: &xcap::Window, x11: &X11, id: u32) -> Result<image::RgbaImage
             return Err(CaptureError::WindowGone);
         }
         std::thread::sleep(std::time::Duration::from_millis(step));
+        match window.capture_image() {
+            Ok(img) => {
+                tracing::debug!("a capture failed ({e}); the next one did not");
+                return Ok(img);
+            }
+            Err(next) => e = next,
+        }
+    }
+    if x11.rect(id)?.is_none() {
+        return Err(CaptureError::WindowGone);
     }
     Err(map_xcap(e))
 }

@@ -11,13 +11,14 @@
 //! - a frame line ([`LogLine`], has `seq`): the board read on frame `seq`, the move chosen on it;
 //!   `event` is `start` or `spawned`;
 //! - an event line ([`LogEvent`], no `seq`): what happened besides moves, `event` naming it
-//!   (`reread`, `retry`, `win_passed`, `frames_capped`, `stop`) and `moves` the moves made
+//!   (`reread`, `retry`, `win_passed`, `frames_capped`, `learned`, `board_moved`, `stop`) and `moves` the moves made
 //!   before it.
 //!
 //! A directory that already holds a recording is refused ([`check_dir`]) unless forced; forced,
 //! the old recording's files are removed first, so no stale frame is left beside the new ones.
 //! With a cap on the frames' bytes ([`Recorder::create`]'s `max_bytes`), frames past it are not
 //! saved (their lines still are), and a `frames_capped` event says from which frame.
+use crate::capture::Rect;
 use crate::fsio::{self, Existing};
 use crate::play::stop::StopReason;
 use serde::{Deserialize, Serialize};
@@ -180,6 +181,18 @@ pub enum LogEvent {
         background: String,
         /// Its digits' colour, `#rrggbb`.
         text: String,
+    },
+    /// The board was found at another place in the frame than where it was read before (issue
+    /// 24: a browser's infobar opened or closed above the page, the window was resized), and
+    /// play went on there: the read at the new place fitted the mirror.
+    BoardMoved {
+        /// Moves made before (the move whose frame showed it is `moves + 1`).
+        moves: u64,
+        /// Where the grid of cells was, image pixels (the top-left of the first cell to the
+        /// bottom-right of the last).
+        from: Rect,
+        /// Where it is now, image pixels.
+        to: Rect,
     },
     /// The run stopped.
     Stop {

@@ -344,6 +344,10 @@ pub fn describe_event(e: &LogEvent) -> String {
         LogEvent::Learned {
             row, col, value, ..
         } => format!("learned the look of the {value} at row {row}, column {col}"),
+        LogEvent::BoardMoved { from, to, .. } => format!(
+            "the board moved from {},{} ({}x{}) to {},{} ({}x{})",
+            from.x, from.y, from.width, from.height, to.x, to.y, to.width, to.height
+        ),
         LogEvent::Stop { message, .. } => format!("stopped: {message}"),
     }
 }
@@ -390,6 +394,21 @@ mod tests {
                 background: "#4fae7f".into(),
                 text: "#ffffff".into(),
             },
+            LogEvent::BoardMoved {
+                moves: 3,
+                from: crate::capture::Rect {
+                    x: 40,
+                    y: 231,
+                    width: 470,
+                    height: 470,
+                },
+                to: crate::capture::Rect {
+                    x: 40,
+                    y: 191,
+                    width: 470,
+                    height: 470,
+                },
+            },
             LogEvent::Stop {
                 moves: 4,
                 reason: StopReason::GameOver,
@@ -408,6 +427,7 @@ mod tests {
                 "the win screen was passed",
                 "frames from frame 9 on not saved (--record-max-mb)",
                 "learned the look of the 16 at row 1, column 0",
+                "the board moved from 40,231 (470x470) to 40,191 (470x470)",
                 "stopped: game over: no legal move",
             ]
         );
