@@ -50,8 +50,8 @@ pub struct TargetArgs {
     /// Learn no tile's look while playing, and save no profile.
     ///
     /// A tile the reader cannot read stays unreadable, even where the engine knows its value:
-    /// `play` reads it again, then stops with a desync; `advise` skips the board. Nothing is
-    /// written to the user profile folder.
+    /// the frame is read again, and a board still unread is a desync while playing and is
+    /// skipped while advising. Nothing is written to the user profile folder.
     #[arg(long)]
     pub no_learn: bool,
     /// Which solver, its options and its budget.
