@@ -172,7 +172,8 @@ fn table_bytes(t: &super::middle::MiddleTable, chunks: u32) -> [u8; TABLE_LEN as
 /// build's tables, truncated.
 pub fn read_middle_header(path: &Path) -> Result<MiddleHeader, TableFileError> {
     let mut reader = open(path)?;
-    let (header, _) = read_head(&mut reader, path, &mut crc32fast::Hasher::new())?;
+    let ours = MiddleTables::new();
+    let (header, _) = read_head(&mut reader, path, &ours, &mut crc32fast::Hasher::new())?;
     Ok(header)
 }
 
@@ -185,11 +186,13 @@ fn open(path: &Path) -> Result<BufReader<File>, TableFileError> {
     Ok(BufReader::with_capacity(1 << 22, file))
 }
 
-/// Reads and checks the header and the tables' descriptions; returns the header and each
+/// Reads and checks the header and the tables' descriptions against `ours` (this build's empty
+/// tables, which the caller may then fill); returns the header and each
 /// table's stored chunk count.
 fn read_head(
     reader: &mut BufReader<File>,
     path: &Path,
+    ours: &MiddleTables,
     crc: &mut crc32fast::Hasher,
 ) -> Result<(MiddleHeader, Vec<u32>), TableFileError> {
     let io = |source| TableFileError::Io {
@@ -222,7 +225,6 @@ fn read_head(
             word(8)
         )));
     }
-    let ours = MiddleTables::new();
     if word(12) as usize != ours.tables().len() {
         return Err(foreign(format!(
             "holds {} tables where this build has {}",
@@ -271,7 +273,8 @@ fn read_head(
 pub fn load_middle(path: &Path) -> Result<(MiddleTables, MiddleHeader), TableFileError> {
     let mut reader = open(path)?;
     let mut crc = crc32fast::Hasher::new();
-    let (header, counts) = read_head(&mut reader, path, &mut crc)?;
+    let tables = MiddleTables::new();
+    let (header, counts) = read_head(&mut reader, path, &tables, &mut crc)?;
     let io = |source| TableFileError::Io {
         path: path.to_path_buf(),
         source,
@@ -280,7 +283,6 @@ pub fn load_middle(path: &Path) -> Result<(MiddleTables, MiddleHeader), TableFil
         path: path.to_path_buf(),
         why: "is corrupt: its checksum does not match".to_string(),
     };
-    let tables = MiddleTables::new();
     let mut head = [0u8; CHUNK_HEAD];
     let mut bytes = vec![0u8; 2 * CHUNK_LEN];
     let mut words = vec![0u16; CHUNK_LEN];
