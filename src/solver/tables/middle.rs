@@ -18,26 +18,29 @@
 //!   2^G beside it, the block's next tile begun.
 //! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
 //!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
-//! - A free cell at Manhattan distance d from the anchor holds at most 2^(g − max(1, d − 1)),
-//!   and never less than 2^[`MIN_CAP`] ([`MiddleLayout::caps`]): 2^(g−1) beside the anchor and
-//!   one step further, 2^(g−2) at three steps, 2^(g−3) at four.
+//! - In a block of six, a free cell at Manhattan distance d from the anchor holds at most
+//!   2^(g − max(1, d − 1)): 2^(g−1) beside the anchor and one step further, 2^(g−2) at three
+//!   steps, 2^(g−3) at four. In a block of five, 2^(g−1) in every free cell but the farthest row's,
+//!   2^(g−2) there. Never less than 2^[`MIN_CAP`] ([`MiddleLayout::caps`]).
 //! - Success: a move makes a 2^g in a free cell beside the anchor (the next move toward the
 //!   anchor merges it without moving the block). Failure: no move keeps the block and the caps.
 //! - The value of a position (the free cells' tiles, the player to move) is that success
 //!   probability under optimal play, spawns 2 (0.9) or 4 (0.1) in an empty free cell.
 //!
 //! Used by the evaluation `middle` ([`MiddleChoice`]) to decide the boards it covers, as the
-//! endgame tables decide theirs, and by `corner-middle` over the corner heuristic. Measured
+//! endgame tables decide theirs, and by `corner-middle` over the corner heuristic; where no
+//! middle-game table covers a board, the endgame tables decide it when they are built. Measured
 //! (BENCHMARKS.md, "Middle-game tables"), `--depth 3`, 100 games: they decide 5 % of the moves;
 //! 16384 in 17 % of the games over the row heuristic (7 % without), 29 % over the corner
 //! heuristic (6 % without); 32768 in none. Variants, 10 games each at `--depth 3`: anchors from
 //! 4 rather than 64, 7 of 10 games reached 8192 (with or without the block of five); anchors
 //! from 4 with a floor of 8 on the caps, 5 of 10.
+use super::eval::TableChoice;
 use super::file::TableFileError;
 use super::middle_file::MiddleHeader;
 use super::{
-    block_is_still, eval::TableInner, neighbours, nibble, symmetric_raw, Formation, SYMMETRIES,
-    TWO_PROBABILITY,
+    block_is_still, eval::TableInner, neighbours, nibble, symmetric_raw, EndgameTables, Formation,
+    SYMMETRIES, TWO_PROBABILITY,
 };
 use crate::engine::{Board, Move, Shape};
 use crate::solver::evaluation::NamedEvaluation;
@@ -107,6 +110,28 @@ pub struct MiddleLayout {
     larger_anchors: bool,
 }
 
+/// The cap of free cell `cell` (an exponent) in the table of `formation`, `anchor` and goal `g`.
+/// A block of six: 2^(g − max(1, d − 1)) at Manhattan distance d from the anchor (2^(g−1) beside
+/// it and one step further, 2^(g−2) at three steps, 2^(g−3) at four). A block of five (goals up to
+/// 2^7): 2^(g−1) in every free cell but the row farthest from the block, 2^(g−2) there, as
+/// macroxue/2048-ai's README-published design bounds its five-tile table; the distance rule left
+/// most late-game positions outside it (a 64 two rows below a 128 anchor). Never below
+/// 2^[`MIN_CAP`].
+fn free_cap(formation: Formation, anchor: u8, goal: u8, cell: u8) -> u8 {
+    let fixed: u8 = formation.rows.iter().sum();
+    let below = if fixed == 5 {
+        if cell / 4 == 3 {
+            2
+        } else {
+            1
+        }
+    } else {
+        let d = (cell / 4).abs_diff(anchor / 4) + (cell % 4).abs_diff(anchor % 4);
+        d.saturating_sub(1).max(1)
+    };
+    goal.saturating_sub(below).max(MIN_CAP)
+}
+
 /// How a move of a covered position turns out ([`MiddleLayout::outcome`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MiddleOutcome {
@@ -135,12 +160,8 @@ impl MiddleLayout {
         if !MIDDLE_GOALS.contains(&goal) {
             return Err(format!("goal exponent {goal} is not in {MIDDLE_GOALS:?}"));
         }
-        let distance = |c: u8| (c / 4).abs_diff(anchor / 4) + (c % 4).abs_diff(anchor % 4);
         let mut free = formation.free_cells();
-        let cap = |c: u8| {
-            goal.saturating_sub(distance(c).saturating_sub(1).max(1))
-                .max(MIN_CAP)
-        };
+        let cap = |c: u8| free_cap(formation, anchor, goal, c);
         free.sort_by_key(|&c| (std::cmp::Reverse(cap(c)), c));
         let caps: Vec<u8> = free.iter().map(|&c| cap(c)).collect();
         let mut weights = vec![0u64; free.len()];
@@ -685,13 +706,25 @@ pub fn shared_middle() -> Result<Arc<MiddleTables>, TableFileError> {
 #[derive(Clone, Debug)]
 pub struct MiddleEval<E> {
     middle: Arc<MiddleTables>,
+    endgame: Option<Arc<EndgameTables>>,
     inner: E,
 }
 
 impl<E> MiddleEval<E> {
     /// `inner` with the middle-game tables.
     pub fn new(middle: Arc<MiddleTables>, inner: E) -> MiddleEval<E> {
-        MiddleEval { middle, inner }
+        MiddleEval {
+            middle,
+            endgame: None,
+            inner,
+        }
+    }
+
+    /// The same, with the endgame tables deciding the boards no middle-game table covers (the
+    /// last blocks before a tile of 32768: eight large tiles, eight free cells).
+    pub fn with_endgame(mut self, endgame: Option<Arc<EndgameTables>>) -> MiddleEval<E> {
+        self.endgame = endgame;
+        self
     }
 }
 
@@ -702,7 +735,9 @@ impl<E: Evaluator<Board>> Evaluator<Board> for MiddleEval<E> {
     }
 
     fn decide_exactly(&self, board: Board) -> Option<[Option<f32>; 4]> {
-        self.middle.move_values(board)
+        self.middle
+            .move_values(board)
+            .or_else(|| self.endgame.as_ref()?.move_values(board))
     }
 }
 
@@ -711,6 +746,7 @@ impl<E: Evaluator<Board>> Evaluator<Board> for MiddleEval<E> {
 #[derive(Clone, Debug)]
 pub struct MiddleChoice<H = RowHeuristic> {
     middle: Arc<MiddleTables>,
+    endgame: Option<Arc<EndgameTables>>,
     inner: H,
 }
 
@@ -724,8 +760,10 @@ impl<H: TableInner> MiddleChoice<H> {
         let middle = shared_middle().map_err(|e| SolverError::Tables {
             message: e.to_string(),
         })?;
+        let endgame = TableChoice::<H>::load_if_built(false)?.map(|c| c.tables().clone());
         Ok(MiddleChoice {
             middle,
+            endgame,
             inner: H::default(),
         })
     }
@@ -735,6 +773,7 @@ impl<H: TableInner> MiddleChoice<H> {
     pub fn with_tables(middle: Arc<MiddleTables>) -> MiddleChoice<H> {
         MiddleChoice {
             middle,
+            endgame: None,
             inner: H::default(),
         }
     }
@@ -742,6 +781,11 @@ impl<H: TableInner> MiddleChoice<H> {
     /// The tables.
     pub fn tables(&self) -> &Arc<MiddleTables> {
         &self.middle
+    }
+
+    /// The endgame tables deciding the boards no middle-game table covers, when they are built.
+    pub fn endgame(&self) -> Option<&Arc<EndgameTables>> {
+        self.endgame.as_ref()
     }
 
     /// The heuristic's name (`heuristic` or `corner`).
@@ -760,7 +804,7 @@ impl<H: TableInner> NamedEvaluation for MiddleChoice<H> {
     }
 
     fn on_four(&self) -> MiddleEval<H> {
-        MiddleEval::new(self.middle.clone(), self.inner)
+        MiddleEval::new(self.middle.clone(), self.inner).with_endgame(self.endgame.clone())
     }
 
     fn on_grid(&self, solver: &str, shape: Shape) -> Result<H, SolverError> {
@@ -805,6 +849,51 @@ mod tests {
             "cell 0 has no free neighbour"
         );
         assert!(MiddleLayout::new(f, 6, 11).is_err());
+    }
+
+    #[test]
+    fn a_block_of_five_caps_its_free_cells_below_the_goal_and_the_far_row_lower() {
+        // 3-2, anchor (1,1) (cell 5), goal 2^7: 64 in rows 0 to 2, 32 in row 3, wherever the
+        // cell is from the anchor
+        let l = MiddleLayout::new(MIDDLE_FORMATIONS[2].0, 5, 7).unwrap();
+        let caps: HashMap<u8, u8> = l.caps().collect();
+        assert_eq!(caps.len(), 11);
+        for c in [3u8, 6, 7, 8, 9, 10, 11] {
+            assert_eq!(caps[&c], 6, "cell {c}");
+        }
+        for c in [12u8, 13, 14, 15] {
+            assert_eq!(caps[&c], 5, "cell {c}");
+        }
+        assert_eq!(l.entries(), 7u64.pow(7) * 6u64.pow(4));
+        // goal 2^6 (anchor (0,2), cell 2): 32 and 16
+        let l = MiddleLayout::new(MIDDLE_FORMATIONS[2].0, 2, 6).unwrap();
+        let caps: HashMap<u8, u8> = l.caps().collect();
+        assert_eq!((caps[&3], caps[&8], caps[&15]), (5, 5, 4));
+    }
+
+    #[test]
+    fn a_board_no_middle_table_covers_is_left_to_the_endgame_tables() {
+        use crate::solver::tables::build::build_table;
+        use crate::solver::tables::TableKey;
+        // the 4-4 block's anchor is an 8 (under every middle table's 64): the endgame table of
+        // goal 2^3 covers it
+        let key = TableKey::new(Formation::new([4, 4, 0, 0]).unwrap(), 4, 3).unwrap();
+        let endgame = Arc::new(EndgameTables::new(vec![build_table(&key, &|_| {})]));
+        let board = Board::from_values([
+            [2048, 1024, 512, 256],
+            [8, 16, 32, 64],
+            [4, 2, 0, 0],
+            [0, 0, 0, 2],
+        ])
+        .unwrap();
+        let middle = Arc::new(MiddleTables::new());
+        assert_eq!(middle.move_values(board), None);
+        let alone = MiddleEval::new(middle.clone(), RowHeuristic::new());
+        assert_eq!(alone.decide_exactly(board), None);
+        let both = alone.with_endgame(Some(endgame.clone()));
+        let want = endgame.move_values(board).expect("the 4-4 table covers it");
+        assert_eq!(both.decide_exactly(board), Some(want));
+        assert_eq!(middle.stats().computed.load(Ordering::Relaxed), 0);
     }
 
     /// A board in the formation's orientation from rows of exponents.

@@ -32,8 +32,9 @@ use std::path::{Path, PathBuf};
 /// The first 8 bytes of the middle-game tables' file.
 pub const MIDDLE_MAGIC: [u8; 8] = *b"B2048MID";
 
-/// The format version this build writes and reads.
-pub const MIDDLE_FORMAT_VERSION: u32 = 1;
+/// The format version this build writes and reads: 2 since the block of five's caps changed
+/// ([`super::middle::MiddleLayout::new`]; a version 1 file holds values of other tables).
+pub const MIDDLE_FORMAT_VERSION: u32 = 2;
 
 /// The file's name in the tables folder.
 pub const MIDDLE_FILE: &str = "middle.mtb";
