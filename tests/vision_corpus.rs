@@ -1509,9 +1509,11 @@ fn a_text_mode_opening_is_read_from_its_empty_cells_dots() {
 
 /// The same game further on, with the profile `play` learned on it (`learned-2048.toml`) among
 /// the built-ins, as the next run reads it: a row of four 2s (one block), one empty cell left,
-/// 16, 32 and 64 read as labelled. Without that profile its 16s (DejaVu Sans Mono, which no
-/// built-in knows) are unreadable, never another value. A 128 (digits 9 levels off its
-/// background) is read by neither: the lattice is found, the 128 is unreadable, the rest right.
+/// 16, 32, 64 and 128 (digits 9 levels off its background, learned from the engine) read as
+/// labelled; and a board whose only line between columns 1 and 2 is shown by centred digits
+/// (rows of equal tiles are one block each, one empty cell: no two dots), beside a 256 whose
+/// digits, of the same size, are off its centre. Without that profile its 16s (DejaVu Sans
+/// Mono, which no built-in knows) and its 128 are unreadable, never another value.
 #[test]
 fn a_text_mode_game_is_read_with_the_profile_learned_on_it() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/text-2048");
@@ -1539,6 +1541,16 @@ fn a_text_mode_game_is_read_with_the_profile_learned_on_it() {
             ],
             vec![(2, 0), (3, 1)],
         ),
+        (
+            "row-of-2s-and-256.png",
+            vec![
+                vec![2, 2, 2, 2],
+                vec![4, 8, 8, 8],
+                vec![4, 4, 4, 16],
+                vec![0, 2, 2, 256],
+            ],
+            vec![(2, 3)],
+        ),
     ];
     for (name, want, sixteens) in cases {
         let mut reader = Reader::new(ProfileChoice::Among(profiles.clone()));
@@ -1557,14 +1569,22 @@ fn a_text_mode_game_is_read_with_the_profile_learned_on_it() {
             }
         }
     }
+    let want = vec![
+        vec![2, 2, 8, 128],
+        vec![0, 0, 0, 8],
+        vec![0, 0, 0, 2],
+        vec![0, 0, 0, 0],
+    ];
     let mut reader = Reader::new(ProfileChoice::Among(profiles));
     let r = reader.read(&text_2048("tile-128.png")).unwrap();
     assert_eq!(
         (r.grid.x, r.grid.y, r.grid.rows, r.grid.cols),
         (2, 50, 4, 4)
     );
+    assert_eq!(r.values(), Some(want.clone()), "{:?}", r.issues);
+    let mut auto = Reader::new(ProfileChoice::Auto);
+    let r = auto.read(&text_2048("tile-128.png")).unwrap();
     assert_eq!(r.unreadable_cells(), vec![(0, 3)]);
-    let want = [[2, 2, 8, 128], [0, 0, 0, 8], [0, 0, 0, 2], [0, 0, 0, 0]];
     for (i, cell) in r.cells.iter().enumerate().filter(|(i, _)| *i != 3) {
         assert_eq!(cell.value, Some(want[i / 4][i % 4]), "tile-128: cell {i}");
     }

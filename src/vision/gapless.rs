@@ -119,7 +119,8 @@ struct Marks {
     /// The empty-cell marks: each must be centred in a cell of its own.
     empty: Vec<Shape>,
     /// Other groups of shapes of one size (digits): a group shows its cells when all its
-    /// shapes are centred, each in a cell of its own; otherwise it shows nothing.
+    /// shapes alone in their cell are centred there; otherwise it shows nothing (the digits of
+    /// a 16 share a cell, off its centre).
     others: Vec<Vec<Shape>>,
     /// Every small shape of the area: an empty-cell mark that shares its cell with another
     /// (a piece of a tile's faint digits of the same size) is no empty cell's mark.
@@ -338,24 +339,24 @@ fn shapes_and_marks(img: &RgbaImage, cluster: &[Block], area: &Block) -> (Vec<Sh
             None => groups.push(vec![*sh]),
         }
     }
-    // marks of one kind lie in different cells: a group with two shapes closer than the
-    // smallest cell is pieces of one tile's digits
+    groups.retain(|g| g.len() >= MIN_GROUP);
+    // empty-cell marks lie in different cells: a group with two shapes closer than the
+    // smallest cell is pieces of one tile's (faint) digits
     let apart = |a: &Shape, b: &Shape| {
         let ((ax, ay), (bx, by)) = (a.centre2(), b.centre2());
         ax.abs_diff(bx) >= 2 * MIN_CELL_PX || ay.abs_diff(by) >= 2 * MIN_CELL_PX
     };
-    groups.retain(|g| {
-        g.len() >= MIN_GROUP
-            && g.iter()
-                .enumerate()
-                .all(|(i, a)| g[i + 1..].iter().all(|b| apart(a, b)))
-    });
-    // the empty-cell mark: the largest group at most half as tall as the tallest shape
+    let all_apart = |g: &[Shape]| {
+        g.iter()
+            .enumerate()
+            .all(|(i, a)| g[i + 1..].iter().all(|b| apart(a, b)))
+    };
+    // the empty-cell mark: the largest such group at most half as tall as the tallest shape
     let tallest = shapes.iter().map(|s| s.size().1).max().unwrap_or(0);
     let empty = groups
         .iter()
         .enumerate()
-        .filter(|(_, g)| 2 * g[0].size().1 <= tallest)
+        .filter(|(_, g)| 2 * g[0].size().1 <= tallest && all_apart(g))
         .max_by_key(|(i, g)| (g.len(), std::cmp::Reverse(*i)))
         .map(|(i, _)| i);
     let marks = Marks {
@@ -516,21 +517,21 @@ fn lattice_fits(cluster: &[Block], marks: &Marks, x: &Axis, y: &Axis) -> bool {
     let mut seen_y = vec![false; y.count + 1];
     let mut marked_x = vec![false; x.count];
     let mut marked_y = vec![false; y.count];
+    // the shapes of `group` alone in their cell
+    let alone = |group: &[Shape]| -> Vec<Shape> {
+        let cell = |s: &Shape| (x.cell(s.centre2().0), y.cell(s.centre2().1));
+        group
+            .iter()
+            .copied()
+            .filter(|m| marks.all.iter().all(|o| o == m || cell(o) != cell(m)))
+            .collect()
+    };
     // an empty-cell mark alone in its cell must be centred there
-    let alone: Vec<Shape> = marks
-        .empty
-        .iter()
-        .copied()
-        .filter(|m| {
-            let cell = |s: &Shape| (x.cell(s.centre2().0), y.cell(s.centre2().1));
-            marks.all.iter().all(|o| o == m || cell(o) != cell(m))
-        })
-        .collect();
-    let Some(mut cells) = centred_cells(&alone, x, y) else {
+    let Some(mut cells) = centred_cells(&alone(&marks.empty), x, y) else {
         return false;
     };
     for group in &marks.others {
-        cells.extend(centred_cells(group, x, y).unwrap_or_default());
+        cells.extend(centred_cells(&alone(group), x, y).unwrap_or_default());
     }
     for (row, col) in cells {
         marked_x[col] = true;

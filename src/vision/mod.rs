@@ -751,8 +751,9 @@ impl Reader {
 
     /// Reads a board drawn without gaps between its cells ([`gapless`]): the first board-like
     /// area whose lattice is found and whose cells read at least [`MIN_GAPLESS_TILES`] tiles,
-    /// read with every profile (and without one, for `Auto`), keeping the reading with the most
-    /// readable cells. `None` when nothing looks like such a board; a refusal names the largest
+    /// read with every profile (and without one, for `Auto`, and with the profile learned so far
+    /// on a game found without one), the cells that show the empty-cell mark as empty, keeping
+    /// the reading with the most readable cells. `None` when nothing looks like such a board; a refusal names the largest
     /// area. The grid is remembered ([`Tracking::Gapless`]): every frame is searched again, and
     /// the grid kept while the same lattice is found.
     fn read_gapless(&mut self, img: &RgbaImage) -> Option<Result<Reading, ReadError>> {
@@ -784,6 +785,12 @@ impl Reader {
                 .collect();
             if self.freeform {
                 readings.push(self.read_freeform(img, grid));
+            }
+            // a game found without a profile is read with what was learned on it too (a tile
+            // known by its colour and faint digits, which a read without a profile cannot see)
+            if let Some(l) = self.learning.as_ref().filter(|l| l.from.is_none()) {
+                let learned = Prepared::new(l.profile.clone(), &self.all_templates);
+                readings.push(read_cells(img, grid, &learned, 0));
             }
             for reading in &mut readings {
                 mark_empty(reading, &empty);
