@@ -1589,3 +1589,25 @@ fn a_text_mode_game_is_read_with_the_profile_learned_on_it() {
         assert_eq!(cell.value, Some(want[i / 4][i % 4]), "tile-128: cell {i}");
     }
 }
+
+/// The text-mode 2048 in a smaller font (xterm `-fs 11`: cells of 63x57 px), a frame before its
+/// 128 was learned, read by a reader that knows nothing of the game: the 128 (row 0, column 3;
+/// faint digits on a plain light grey) is unreadable, never empty, though a read without a
+/// profile sees a plain cell there (the empty cells carry dots, so a plain cell is a tile whose
+/// digits do not show). The empty cells and the 2s read as labelled; the 4s and the 16 in this
+/// small font are unreadable (`play` learns them), never another value.
+#[test]
+fn a_text_mode_tile_whose_digits_do_not_show_is_not_read_as_empty() {
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let r = reader.read(&text_2048("small-font-128.png")).unwrap();
+    assert_eq!((r.grid.rows, r.grid.cols), (4, 4));
+    let want = [[0, 4, 16, 128], [0, 0, 4, 4], [2, 0, 2, 4], [0, 0, 0, 2]];
+    assert!(r.unreadable_cells().contains(&(0, 3)), "{:?}", r.issues);
+    for (i, cell) in r.cells.iter().enumerate() {
+        let v = want[i / 4][i % 4];
+        match cell.value {
+            Some(got) => assert_eq!(got, v, "cell {i}: {:?}", r.issues),
+            None => assert!([4, 16, 128].contains(&v), "cell {i}: {:?}", r.issues),
+        }
+    }
+}

@@ -15,12 +15,14 @@
 //!
 //! Empty-cell marks (a terminal's 2048 draws each empty cell as a dot on one grey): when the
 //! edges alone fit no single lattice, the small shapes inside the area that belong to no block
-//! are taken (smaller than the smallest cell), and of those at most half as tall as the tallest
-//! (a digit: a board always holds two tiles) the largest group of one size (within a pixel) is
-//! the mark. A lattice then also fits when every mark is centred in its own cell, and an inner
-//! line that no block side shows counts as seen when both cells beside it hold a mark (a mark
-//! pair one cell side apart). A cell whose only small shape is a mark reads as empty. A flat
-//! board without marks is refused as before.
+//! are taken (smaller than the smallest cell) and grouped by size (within a pixel). The mark is
+//! the largest group at most half as tall as the tallest shape (a digit: a board always holds
+//! two tiles) whose shapes lie in different cells, less those not on the colour most of them
+//! sit on (pieces of a tile's faint digits). A lattice then also fits when every mark alone in
+//! its cell is centred there, and an inner line that no block side shows counts as seen when
+//! both cells beside it hold a centred shape: a mark, or a shape of another group (digits) all
+//! of whose shapes alone in their cell are centred. A cell whose only small shape is a mark
+//! reads as empty. A flat board without marks is refused as before.
 use super::colour::Rgb;
 use super::grid::{board_mask, GridRect, MAX_CELLS, MAX_CELL_ASPECT, MIN_CELLS, MIN_CELL_PX};
 use image::RgbaImage;
@@ -359,8 +361,28 @@ fn shapes_and_marks(img: &RgbaImage, cluster: &[Block], area: &Block) -> (Vec<Sh
         .filter(|(_, g)| 2 * g[0].size().1 <= tallest && all_apart(g))
         .max_by_key(|(i, g)| (g.len(), std::cmp::Reverse(*i)))
         .map(|(i, _)| i);
+    // and only those on the empty cells' colour (the colour most of them sit on): a piece of
+    // a tile's faint digits of the mark's size sits on the tile's colour
+    let host = |s: &Shape| {
+        let (x, y) = (s.x0.saturating_sub(2), (s.y0 + s.y1) / 2);
+        Rgb::from_rgba(img.get_pixel(x as u32, y as u32).0)
+    };
+    let on_empty = |g: &[Shape]| -> Vec<Shape> {
+        let hosts: Vec<Rgb> = g.iter().map(host).collect();
+        let Some(common) = hosts
+            .iter()
+            .max_by_key(|c| hosts.iter().filter(|o| o.dist(**c) <= COLOUR_TOL).count())
+        else {
+            return Vec::new();
+        };
+        g.iter()
+            .zip(&hosts)
+            .filter(|(_, h)| h.dist(*common) <= COLOUR_TOL)
+            .map(|(s, _)| *s)
+            .collect()
+    };
     let marks = Marks {
-        empty: empty.map(|i| groups[i].clone()).unwrap_or_default(),
+        empty: empty.map(|i| on_empty(&groups[i])).unwrap_or_default(),
         others: groups
             .iter()
             .enumerate()

@@ -907,24 +907,38 @@ impl Reader {
 }
 
 /// Reads the cells `empty` (row, column) of `reading` as empty: on a board without gaps, the
-/// cells whose only shape is the board's empty-cell mark ([`gapless`]). The status is worked out
-/// again from the values.
+/// cells whose only shape is the board's empty-cell mark ([`gapless`]); and, when there are
+/// such cells, every other cell read as empty as unreadable (a plain tile whose digits do not
+/// show, such as a terminal's faint 128, is no empty cell where the empty cells are marked).
+/// The status is worked out again from the values.
 fn mark_empty(reading: &mut Reading, empty: &[(usize, usize)]) {
     if empty.is_empty() {
         return;
     }
     let cols = reading.grid.cols;
-    for &(row, col) in empty {
-        if let Some(cell) = reading.cells.get_mut(row * cols + col) {
+    reading
+        .issues
+        .retain(|is| !empty.contains(&(is.row, is.col)));
+    for (i, cell) in reading.cells.iter_mut().enumerate() {
+        let (row, col) = (i / cols, i % cols);
+        if empty.contains(&(row, col)) {
             *cell = CellRead {
                 value: Some(0),
                 confidence: 1.0,
             };
+        } else if cell.value == Some(0) {
+            *cell = CellRead {
+                value: None,
+                confidence: 0.0,
+            };
+            let problem = CellProblem::DigitsUnreadable {
+                glyphs: 0,
+                values: Vec::new(),
+            };
+            reading.issues.push(CellIssue { row, col, problem });
         }
     }
-    reading
-        .issues
-        .retain(|is| !empty.contains(&(is.row, is.col)));
+    reading.issues.sort_by_key(|is| (is.row, is.col));
     reading.status = match reading.values() {
         None => BoardStatus::Unreadable,
         Some(v) if !has_move(&v) => BoardStatus::GameOver,
