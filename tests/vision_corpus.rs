@@ -1477,3 +1477,137 @@ fn an_anchored_grid_reads_a_board_whose_bottom_row_glows() {
     assert_eq!((got.grid.rows, got.grid.cols), (4, 4));
     assert_eq!(got.values(), Some(want_after));
 }
+
+/// A frame of Debian's text-mode 2048 in xterm (`tests/data/text-2048`, labels in its README).
+fn text_2048(name: &str) -> image::RgbaImage {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/text-2048");
+    load_image(&path.join(name)).unwrap()
+}
+
+/// Issue 24: Debian's text-mode 2048 draws touching cells, the empty ones grey with a dot. Its
+/// opening (two 2s side by side: one red block) is found from the first frame, from the dots,
+/// and read with the dots as empty cells, by a reader that knows nothing of the game (`auto`),
+/// on the lattice of 4x4 cells of 84x72 px at 2,50 (7 x 3 characters of 12x24 px).
+#[test]
+fn a_text_mode_opening_is_read_from_its_empty_cells_dots() {
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let r = reader.read(&text_2048("opening.png")).unwrap();
+    let g = r.grid;
+    assert_eq!((g.x, g.y, g.width, g.height), (2, 50, 336, 288));
+    assert_eq!(
+        (g.rows, g.cols, g.cell_width, g.cell_height),
+        (4, 4, 84.0, 72.0)
+    );
+    assert_eq!((g.gap_x(), g.gap_y()), (0.0, 0.0));
+    let want = vec![vec![0; 4], vec![0; 4], vec![0; 4], vec![0, 2, 2, 0]];
+    assert_eq!(r.values(), Some(want), "{:?}", r.issues);
+    assert_eq!(r.status, BoardStatus::Ok);
+    // the next frame of the same board is read on the remembered lattice
+    let again = reader.read(&text_2048("opening.png")).unwrap();
+    assert_eq!(again.grid, g);
+}
+
+/// The same game further on, with the profile `play` learned on it (`learned-2048.toml`) among
+/// the built-ins, as the next run reads it: a row of four 2s (one block), one empty cell left,
+/// 16, 32, 64 and 128 (digits 9 levels off its background, learned from the engine) read as
+/// labelled; and a board whose only line between columns 1 and 2 is shown by centred digits
+/// (rows of equal tiles are one block each, one empty cell: no two dots), beside a 256 whose
+/// digits, of the same size, are off its centre. Without that profile its 16s (DejaVu Sans
+/// Mono, which no built-in knows) and its 128 are unreadable, never another value.
+#[test]
+fn a_text_mode_game_is_read_with_the_profile_learned_on_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/text-2048");
+    let learned = Profile::load_file(&dir.join("learned-2048.toml")).unwrap();
+    let mut profiles = Profile::builtins().unwrap();
+    profiles.push(learned);
+    let cases = [
+        (
+            "mid.png",
+            vec![
+                vec![0, 0, 0, 4],
+                vec![2, 2, 2, 2],
+                vec![4, 4, 0, 4],
+                vec![8, 8, 16, 32],
+            ],
+            vec![(3, 2)],
+        ),
+        (
+            "full.png",
+            vec![
+                vec![2, 0, 4, 8],
+                vec![2, 8, 4, 2],
+                vec![16, 8, 4, 2],
+                vec![64, 16, 8, 4],
+            ],
+            vec![(2, 0), (3, 1)],
+        ),
+        (
+            "row-of-2s-and-256.png",
+            vec![
+                vec![2, 2, 2, 2],
+                vec![4, 8, 8, 8],
+                vec![4, 4, 4, 16],
+                vec![0, 2, 2, 256],
+            ],
+            vec![(2, 3)],
+        ),
+    ];
+    for (name, want, sixteens) in cases {
+        let mut reader = Reader::new(ProfileChoice::Among(profiles.clone()));
+        let r = reader.read(&text_2048(name)).unwrap();
+        assert_eq!(
+            (r.grid.x, r.grid.y, r.grid.rows, r.grid.cols),
+            (2, 50, 4, 4)
+        );
+        assert_eq!(r.values().as_ref(), Some(&want), "{name}: {:?}", r.issues);
+        let mut auto = Reader::new(ProfileChoice::Auto);
+        let r = auto.read(&text_2048(name)).unwrap();
+        assert_eq!(r.unreadable_cells(), sixteens, "{name}");
+        for (i, cell) in r.cells.iter().enumerate() {
+            if let Some(v) = cell.value {
+                assert_eq!(v, want[i / 4][i % 4], "{name}: cell {i}");
+            }
+        }
+    }
+    let want = vec![
+        vec![2, 2, 8, 128],
+        vec![0, 0, 0, 8],
+        vec![0, 0, 0, 2],
+        vec![0, 0, 0, 0],
+    ];
+    let mut reader = Reader::new(ProfileChoice::Among(profiles));
+    let r = reader.read(&text_2048("tile-128.png")).unwrap();
+    assert_eq!(
+        (r.grid.x, r.grid.y, r.grid.rows, r.grid.cols),
+        (2, 50, 4, 4)
+    );
+    assert_eq!(r.values(), Some(want.clone()), "{:?}", r.issues);
+    let mut auto = Reader::new(ProfileChoice::Auto);
+    let r = auto.read(&text_2048("tile-128.png")).unwrap();
+    assert_eq!(r.unreadable_cells(), vec![(0, 3)]);
+    for (i, cell) in r.cells.iter().enumerate().filter(|(i, _)| *i != 3) {
+        assert_eq!(cell.value, Some(want[i / 4][i % 4]), "tile-128: cell {i}");
+    }
+}
+
+/// The text-mode 2048 in a smaller font (xterm `-fs 11`: cells of 63x57 px), a frame before its
+/// 128 was learned, read by a reader that knows nothing of the game: the 128 (row 0, column 3;
+/// faint digits on a plain light grey) is unreadable, never empty, though a read without a
+/// profile sees a plain cell there (the empty cells carry dots, so a plain cell is a tile whose
+/// digits do not show). The empty cells and the 2s read as labelled; the 4s and the 16 in this
+/// small font are unreadable (`play` learns them), never another value.
+#[test]
+fn a_text_mode_tile_whose_digits_do_not_show_is_not_read_as_empty() {
+    let mut reader = Reader::new(ProfileChoice::Auto);
+    let r = reader.read(&text_2048("small-font-128.png")).unwrap();
+    assert_eq!((r.grid.rows, r.grid.cols), (4, 4));
+    let want = [[0, 4, 16, 128], [0, 0, 4, 4], [2, 0, 2, 4], [0, 0, 0, 2]];
+    assert!(r.unreadable_cells().contains(&(0, 3)), "{:?}", r.issues);
+    for (i, cell) in r.cells.iter().enumerate() {
+        let v = want[i / 4][i % 4];
+        match cell.value {
+            Some(got) => assert_eq!(got, v, "cell {i}: {:?}", r.issues),
+            None => assert!([4, 16, 128].contains(&v), "cell {i}: {:?}", r.issues),
+        }
+    }
+}

@@ -19,7 +19,7 @@
 //! cell, its value's number of digit-like shapes, nothing covering it) with the same per-cell
 //! steps as the [`Learner`] (ring colour, text colour, digit glyphs), and
 //! [`TileLesson::teach`] adds the look to a profile.
-use super::cells::{glyphs, ring_colour, text_colour, MAX_FOREIGN};
+use super::cells::{faint_text_colour, glyphs, ring_colour, text_colour, MAX_FOREIGN};
 use super::colour::{median, Rgb};
 use super::glyph::Glyph;
 use super::grid::{candidate_colours, find_grid, CellRect, GridRect};
@@ -499,7 +499,11 @@ pub fn tile_lesson(
             percent: share * 100.0,
         });
     }
-    let text = text_colour(img, rect, background).ok_or(LessonRefused::NoText)?;
+    // digits of a colour close to the tile's (a terminal's 128: #eeeeee on #e5e5e5) are taken
+    // only when they split into the value's number of digits
+    let text = text_colour(img, rect, background)
+        .or_else(|| faint_text_colour(img, rect, background))
+        .ok_or(LessonRefused::NoText)?;
     let glyphs = digit_glyphs(img, rect, value, background, text)?;
     Ok(TileLesson {
         row,
@@ -736,6 +740,39 @@ pub fn fit_overlay(pairs: &[(Rgb, Rgb)]) -> Option<(Rgb, f32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Debian's text-mode 2048 in xterm (tests/data/text-2048/tile-128.png): its 128 at row 0,
+    /// column 3 (cell x 254..338, y 50..122) is `#eeeeee` digits on `#e5e5e5`, 9 levels apart,
+    /// below what counts as text on a tile; a lesson of the engine's 128 still takes its three
+    /// digits 1, 2, 8 (as the faint text splits into the value's number of digits), while a
+    /// lesson of a 16 there is refused (two digits expected, three seen).
+    #[test]
+    fn a_tile_with_faint_digits_is_learned_when_they_split_into_the_values_digits() {
+        let path = format!(
+            "{}/tests/data/text-2048/tile-128.png",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let img = image::open(&path).expect(&path).to_rgba8();
+        let rect = CellRect {
+            x0: 254.0,
+            y0: 50.0,
+            x1: 338.0,
+            y1: 122.0,
+        };
+        let empty = Rgb([0x7f, 0x7f, 0x7f]);
+        assert_eq!(text_colour(&img, &rect, Rgb([0xe5, 0xe5, 0xe5])), None);
+        let lesson = tile_lesson(&img, &rect, (0, 3), 128, empty).expect("128 learned");
+        assert_eq!(lesson.background, Rgb([0xe5, 0xe5, 0xe5]));
+        assert!(
+            lesson.text.dist(Rgb([0xee, 0xee, 0xee])) <= 2,
+            "{:?}",
+            lesson.text
+        );
+        let digits: Vec<u8> = lesson.glyphs.iter().map(|(d, _)| *d).collect();
+        assert_eq!(digits, vec![1, 2, 8]);
+        let e = tile_lesson(&img, &rect, (0, 3), 16, empty).expect_err("not a 16");
+        assert!(matches!(e, LessonRefused::Glyphs { .. }), "{e:?}");
+    }
 
     #[test]
     fn overlay_fit_recovers_blend() {

@@ -82,12 +82,30 @@ pub(crate) fn ring_colour(img: &RgbaImage, r: &CellRect) -> Option<(Rgb, f32)> {
     dominant(&ring_pixels(img, r), 5)
 }
 
+/// Least difference (8-bit levels) of a tile's text from its background for [`text_colour`].
+const MIN_TEXT_CONTRAST: u8 = 24;
+/// The same for [`faint_text_colour`].
+const MIN_FAINT_TEXT_CONTRAST: u8 = 6;
+
 /// Text colour of a tile with background `bg`: the dominant colour among the centre pixels
-/// farthest from `bg` (for learning). `None` when the centre is plain.
+/// farthest from `bg` (for learning). `None` when the centre is plain (no pixel
+/// [`MIN_TEXT_CONTRAST`] levels off `bg`).
 pub(crate) fn text_colour(img: &RgbaImage, r: &CellRect, bg: Rgb) -> Option<Rgb> {
+    text_colour_off(img, r, bg, MIN_TEXT_CONTRAST)
+}
+
+/// [`text_colour`] for text nearly the colour of its tile (from [`MIN_FAINT_TEXT_CONTRAST`]
+/// levels off `bg`: a terminal's 128, `#eeeeee` on `#e5e5e5`). Only for learning a tile the
+/// engine knows, whose digits must then split into the value's number of digits.
+pub(crate) fn faint_text_colour(img: &RgbaImage, r: &CellRect, bg: Rgb) -> Option<Rgb> {
+    text_colour_off(img, r, bg, MIN_FAINT_TEXT_CONTRAST)
+}
+
+/// [`text_colour`] with the least contrast `min` (levels).
+fn text_colour_off(img: &RgbaImage, r: &CellRect, bg: Rgb, min: u8) -> Option<Rgb> {
     let px = pixels_in(img, r.frac(0.2, 0.8, 0.25, 0.75), 1);
     let far = px.iter().map(|c| c.dist(bg)).max()?;
-    if far < 24 {
+    if far < min {
         return None;
     }
     let sel: Vec<Rgb> = px

@@ -124,6 +124,12 @@ enum Tracking {
         board: Rgb,
         size: (u32, u32),
     },
+    /// Found without gaps between its cells ([`gapless`]): every frame is searched again, and
+    /// the grid kept while the same lattice is found.
+    Gapless {
+        grid: GridRect,
+        size: (u32, u32),
+    },
 }
 
 /// Reads boards from images; remembers the grid once found, so later frames of the same window
@@ -261,6 +267,7 @@ impl Reader {
                 (grid, Some(profile), p.board.as_ref().map(|b| b.colour))
             }
             Tracking::Freeform { grid, board, .. } => (grid, None, Some(board)),
+            Tracking::Gapless { grid, .. } => (grid, None, None),
             Tracking::Lost => return Err(refuse(first, LessonRefused::NoGrid)),
         };
         let empty = match profile.and_then(|i| self.profiles[i].profile.cells.as_ref()) {
@@ -285,11 +292,18 @@ impl Reader {
         let learning = self.learning.get_or_insert_with(|| Learning {
             profile: match profile {
                 Some(i) => self.profiles[i].profile.clone(),
-                None => calibrate::blank_profile(
-                    LEARNED_NAME,
-                    board_colour.unwrap_or(Rgb::BLACK),
-                    empty,
-                ),
+                None => {
+                    let mut p = calibrate::blank_profile(
+                        LEARNED_NAME,
+                        board_colour.unwrap_or(Rgb::BLACK),
+                        empty,
+                    );
+                    // a board without gaps has no board colour to search for
+                    if board_colour.is_none() {
+                        p.board = None;
+                    }
+                    p
+                }
             },
             from: profile.map(|i| self.profiles[i].profile.name.clone()),
             digits: [false; 10],
@@ -325,7 +339,9 @@ impl Reader {
             return Vec::new();
         };
         let grid = match self.tracking {
-            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => grid,
+            Tracking::Acquired { grid, .. }
+            | Tracking::Freeform { grid, .. }
+            | Tracking::Gapless { grid, .. } => grid,
             Tracking::Lost => return Vec::new(),
         };
         let Some(empty) = learning.profile.cells.as_ref().map(|c| c.empty) else {
@@ -469,6 +485,12 @@ impl Reader {
             {
                 Some(self.read_freeform(img, grid))
             }
+            Tracking::Gapless { grid, size } if size == img.dimensions() => {
+                match self.search_gapless(img)? {
+                    Ok((reading, found)) if found == grid => Some(reading),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
@@ -476,7 +498,9 @@ impl Reader {
     /// The remembered grid, if any.
     pub fn tracked_grid(&self) -> Option<GridRect> {
         match self.tracking {
-            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => Some(grid),
+            Tracking::Acquired { grid, .. }
+            | Tracking::Freeform { grid, .. }
+            | Tracking::Gapless { grid, .. } => Some(grid),
             Tracking::Lost => None,
         }
     }
@@ -640,9 +664,9 @@ impl Reader {
     fn read_anchor(&mut self, img: &RgbaImage) -> Option<Reading> {
         let anchor = self.anchor?;
         let shape = |t: Tracking| match t {
-            Tracking::Acquired { grid, .. } | Tracking::Freeform { grid, .. } => {
-                Some((grid.rows, grid.cols))
-            }
+            Tracking::Acquired { grid, .. }
+            | Tracking::Freeform { grid, .. }
+            | Tracking::Gapless { grid, .. } => Some((grid.rows, grid.cols)),
             Tracking::Lost => None,
         };
         let profiled = |t: Tracking| matches!(t, Tracking::Acquired { .. });
@@ -727,15 +751,28 @@ impl Reader {
 
     /// Reads a board drawn without gaps between its cells ([`gapless`]): the first board-like
     /// area whose lattice is found and whose cells read at least [`MIN_GAPLESS_TILES`] tiles,
-    /// read with every profile (and without one, for `Auto`), keeping the reading with the most
-    /// readable cells. `None` when nothing looks like such a board; a refusal names the largest
-    /// area. The grid is not remembered: every frame is searched again.
+    /// read with every profile (and without one, for `Auto`, and with the profile learned so far
+    /// on a game found without one), the cells that show the empty-cell mark as empty, keeping
+    /// the reading with the most readable cells. `None` when nothing looks like such a board; a refusal names the largest
+    /// area. The grid is remembered ([`Tracking::Gapless`]): every frame is searched again, and
+    /// the grid kept while the same lattice is found.
     fn read_gapless(&mut self, img: &RgbaImage) -> Option<Result<Reading, ReadError>> {
+        Some(self.search_gapless(img)?.map(|(reading, grid)| {
+            self.tracking = Tracking::Gapless {
+                grid,
+                size: img.dimensions(),
+            };
+            reading
+        }))
+    }
+
+    /// [`Reader::read_gapless`] without remembering the grid: the reading and its grid.
+    fn search_gapless(&self, img: &RgbaImage) -> Option<Result<(Reading, GridRect), ReadError>> {
         let areas = gapless::find(img);
         let mut refusal = None;
         for area in areas {
-            let grid = match area {
-                Ok(grid) => grid,
+            let (grid, empty) = match area {
+                Ok(found) => (found.grid, found.empty),
                 Err(e) => {
                     refusal.get_or_insert(e);
                     continue;
@@ -748,6 +785,15 @@ impl Reader {
                 .collect();
             if self.freeform {
                 readings.push(self.read_freeform(img, grid));
+            }
+            // a game found without a profile is read with what was learned on it too (a tile
+            // known by its colour and faint digits, which a read without a profile cannot see)
+            if let Some(l) = self.learning.as_ref().filter(|l| l.from.is_none()) {
+                let learned = Prepared::new(l.profile.clone(), &self.all_templates);
+                readings.push(read_cells(img, grid, &learned, 0));
+            }
+            for reading in &mut readings {
+                mark_empty(reading, &empty);
             }
             let best = readings
                 .into_iter()
@@ -763,10 +809,7 @@ impl Reader {
                     ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
                 });
             match best {
-                Some(reading) => {
-                    self.tracking = Tracking::Lost;
-                    return Some(Ok(reading));
-                }
+                Some(reading) => return Some(Ok((reading, grid))),
                 None => {
                     refusal.get_or_insert(gapless::NoLattice {
                         x: grid.x,
@@ -861,6 +904,46 @@ impl Reader {
         };
         reading
     }
+}
+
+/// Reads the cells `empty` (row, column) of `reading` as empty: on a board without gaps, the
+/// cells whose only shape is the board's empty-cell mark ([`gapless`]); and, when there are
+/// such cells, every other cell read as empty as unreadable (a plain tile whose digits do not
+/// show, such as a terminal's faint 128, is no empty cell where the empty cells are marked).
+/// The status is worked out again from the values.
+fn mark_empty(reading: &mut Reading, empty: &[(usize, usize)]) {
+    if empty.is_empty() {
+        return;
+    }
+    let cols = reading.grid.cols;
+    reading
+        .issues
+        .retain(|is| !empty.contains(&(is.row, is.col)));
+    for (i, cell) in reading.cells.iter_mut().enumerate() {
+        let (row, col) = (i / cols, i % cols);
+        if empty.contains(&(row, col)) {
+            *cell = CellRead {
+                value: Some(0),
+                confidence: 1.0,
+            };
+        } else if cell.value == Some(0) {
+            *cell = CellRead {
+                value: None,
+                confidence: 0.0,
+            };
+            let problem = CellProblem::DigitsUnreadable {
+                glyphs: 0,
+                values: Vec::new(),
+            };
+            reading.issues.push(CellIssue { row, col, problem });
+        }
+    }
+    reading.issues.sort_by_key(|is| (is.row, is.col));
+    reading.status = match reading.values() {
+        None => BoardStatus::Unreadable,
+        Some(v) if !has_move(&v) => BoardStatus::GameOver,
+        Some(_) => BoardStatus::Ok,
+    };
 }
 
 /// The empty cell's colour on `grid` in `img`: the median edge-ring colour of the cells `board`
