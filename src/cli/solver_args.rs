@@ -138,8 +138,14 @@ impl SolverArgs {
             Evaluation::CornerTables(choice) => {
                 tables_note(choice.inner_name(), choice.tables())
             }
-            Evaluation::Middle(choice) => middle_note("middle", choice.tables()),
-            Evaluation::CornerMiddle(choice) => middle_note("corner-middle", choice.tables()),
+            Evaluation::Middle(choice) => {
+                middle_note("middle", choice.tables(), choice.endgame().map(|t| t.tables().len()))
+            }
+            Evaluation::CornerMiddle(choice) => middle_note(
+                "corner-middle",
+                choice.tables(),
+                choice.endgame().map(|t| t.tables().len()),
+            ),
             Evaluation::Heuristic(_) if self.eval == "auto" => format!(
                 "evaluation: heuristic (no tables built: `bot2048 tables build --set middle` computes the middle-game tables, the strongest, in 6 to 11 minutes (1.2 GB on disk, 4.3 GB of memory); `bot2048 tables build` the endgame tables: {})",
                 crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
@@ -226,9 +232,20 @@ pub fn run_solvers(_args: SolversArgs) -> anyhow::Result<ExitCode> {
 
 /// The line `play`, `advise` and `sim` print for an evaluation with the endgame tables: the
 /// heuristic under them (`inner`), how many tables, their size and folder.
-fn middle_note(name: &str, tables: &crate::solver::tables::middle::MiddleTables) -> String {
+fn middle_note(
+    name: &str,
+    tables: &crate::solver::tables::middle::MiddleTables,
+    endgame: Option<usize>,
+) -> String {
     let limit = crate::solver::tables::middle::MIDDLE_MEMORY_LIMIT >> 30;
-    match tables.saved() {
+    let endgame = match endgame {
+        Some(n) => format!("; the {n} endgame tables decide the boards they leave"),
+        None => format!(
+            "; no endgame tables under them (`bot2048 tables build` adds them, the stronger: {})",
+            crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
+        ),
+    };
+    let middle = match tables.saved() {
         Some(h) => format!(
             "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB, computed in {} games, from {}); positions not met before are computed as play meets them, up to {limit} GB",
             h.positions,
@@ -241,7 +258,8 @@ fn middle_note(name: &str, tables: &crate::solver::tables::middle::MiddleTables)
         None => format!(
             "evaluation: {name}: the middle-game tables on 4x4 boards, none saved: positions are computed as play meets them (up to {limit} GB; a new one can take seconds); `bot2048 tables build --set middle` computes them once"
         ),
-    }
+    };
+    middle + &endgame
 }
 
 fn tables_note(inner: &str, tables: &crate::solver::tables::EndgameTables) -> String {
