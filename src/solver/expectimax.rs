@@ -156,8 +156,8 @@ pub const TABLE_BITS: u32 = 21;
 /// Default [`ExpectimaxOptions::table_margin`]: 0, the table's best move is played (the search
 /// chooses only among moves of exactly equal chance). Measured (BENCHMARKS.md, "Middle-game
 /// tables"), `--eval corner-middle --depth 3`, the same 30 games: 16384 in 17 of them with margin
-/// 0 against 10 with 0.01, where the search chose among the near-best moves on four covered
-/// boards in five; with the endgame tables, 0.01 and 0 were within the noise.
+/// 0 against 10 with 0.01, where the search chose among the near-best moves on three covered
+/// boards in four; with the endgame tables alone, 0.01 and 0 were within the noise.
 pub const TABLE_MARGIN: f32 = 0.0;
 
 /// The number of distinct tile exponents on the board (empty cells not counted).

@@ -700,9 +700,11 @@ pub fn shared_middle() -> Result<Arc<MiddleTables>, TableFileError> {
 }
 
 /// The evaluation `middle` (or `corner-middle`): the heuristic `inner`, and on a board a
-/// middle-game table covers, the table's decision. The endgame tables are left out: with them
-/// deciding first (small set), `corner-middle` reached 16384 in 18 % of 100 games at depth 3
-/// against 29 % without, at 7.76 GB resident against 3.85 GB (BENCHMARKS.md).
+/// middle-game table covers, the table's decision; on a board none covers, the endgame tables'
+/// decision when they are built ([`MiddleEval::with_endgame`]). On the same 30 games at depth 3
+/// (table-margin 0), the small endgame set deciding after the middle-game tables took 32768 from
+/// none to 5 games; deciding before them it had cost 16384 (18 % of 100 games against 29 %, with
+/// table-margin 0.01). BENCHMARKS.md, "Middle-game tables".
 #[derive(Clone, Debug)]
 pub struct MiddleEval<E> {
     middle: Arc<MiddleTables>,
