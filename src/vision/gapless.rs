@@ -189,14 +189,14 @@ pub(crate) fn find(img: &RgbaImage) -> Vec<Result<Found, NoLattice>> {
         if cover(&cluster, &area) < MIN_AREA_COVER {
             continue;
         }
-        let (shapes, marks) = shapes_and_marks(img, &cluster, &area);
+        let marks = marks(img, &cluster, &area);
         let result = fit(&cluster, &Marks::default(), &area)
             .or_else(|e| match marks.is_empty() {
                 true => Err(e),
                 false => fit(&cluster, &marks, &area),
             })
             .map(|grid| Found {
-                empty: marked_cells(&grid, &shapes, &marks.empty),
+                empty: marked_cells(&grid, &marks),
                 grid,
             })
             .map_err(|reason| NoLattice {
@@ -308,7 +308,7 @@ fn bounds(cluster: &[Block]) -> Block {
 /// within [`COLOUR_TOL`] of the colour of no block whose box holds them), smaller than the
 /// smallest cell a lattice may have; and of those the empty-cell marks and the other groups of
 /// shapes of one size (see the module doc), possibly none.
-fn shapes_and_marks(img: &RgbaImage, cluster: &[Block], area: &Block) -> (Vec<Shape>, Marks) {
+fn marks(img: &RgbaImage, cluster: &[Block], area: &Block) -> Marks {
     let (aw, ah) = (area.x1 - area.x0, area.y1 - area.y0);
     let mut mask = vec![0u8; aw * ah];
     for y in area.y0..area.y1 {
@@ -381,7 +381,7 @@ fn shapes_and_marks(img: &RgbaImage, cluster: &[Block], area: &Block) -> (Vec<Sh
             .map(|(s, _)| *s)
             .collect()
     };
-    let marks = Marks {
+    Marks {
         empty: empty.map(|i| on_empty(&groups[i])).unwrap_or_default(),
         others: groups
             .iter()
@@ -389,13 +389,12 @@ fn shapes_and_marks(img: &RgbaImage, cluster: &[Block], area: &Block) -> (Vec<Sh
             .filter(|(i, _)| Some(*i) != empty)
             .map(|(_, g)| g.clone())
             .collect(),
-        all: shapes.clone(),
-    };
-    (shapes, marks)
+        all: shapes,
+    }
 }
 
-/// The cells of `grid` whose only small shape (of `shapes`) is one of `marks`.
-fn marked_cells(grid: &GridRect, shapes: &[Shape], marks: &[Shape]) -> Vec<(usize, usize)> {
+/// The cells of `grid` whose only small shape (of `marks.all`) is an empty-cell mark.
+fn marked_cells(grid: &GridRect, marks: &Marks) -> Vec<(usize, usize)> {
     let cell_of = |s: &Shape| {
         let (cx, cy) = s.centre2();
         let col = ((cx as f32 / 2.0 - grid.x as f32) / grid.pitch_x).floor();
@@ -405,9 +404,17 @@ fn marked_cells(grid: &GridRect, shapes: &[Shape], marks: &[Shape]) -> Vec<(usiz
         inside.then_some((row as usize, col as usize))
     };
     let mut out: Vec<(usize, usize)> = marks
+        .empty
         .iter()
         .filter_map(cell_of)
-        .filter(|&cell| shapes.iter().filter(|s| cell_of(s) == Some(cell)).count() == 1)
+        .filter(|&cell| {
+            marks
+                .all
+                .iter()
+                .filter(|s| cell_of(s) == Some(cell))
+                .count()
+                == 1
+        })
         .collect();
     out.sort_unstable();
     out.dedup();

@@ -878,11 +878,7 @@ impl Reader {
         tracing::debug!(filled, "cells read without the profile");
         reading.profile.push_str(FILLED_SUFFIX);
         if reading.status == BoardStatus::Unreadable {
-            reading.status = match reading.values() {
-                None => BoardStatus::Unreadable,
-                Some(v) if !has_move(&v) => BoardStatus::GameOver,
-                Some(_) => BoardStatus::Ok,
-            };
+            reading.status = status_of_values(&reading);
         }
         reading
     }
@@ -897,12 +893,18 @@ impl Reader {
             profile: "none".into(),
             issues,
         };
-        reading.status = match reading.values() {
-            None => BoardStatus::Unreadable,
-            Some(v) if !has_move(&v) => BoardStatus::GameOver,
-            Some(_) => BoardStatus::Ok,
-        };
+        reading.status = status_of_values(&reading);
         reading
+    }
+}
+
+/// The status a reading's values give: unreadable when a cell is, game over when no move is
+/// left, else ok.
+fn status_of_values(reading: &Reading) -> BoardStatus {
+    match reading.values() {
+        None => BoardStatus::Unreadable,
+        Some(v) if !has_move(&v) => BoardStatus::GameOver,
+        Some(_) => BoardStatus::Ok,
     }
 }
 
@@ -939,11 +941,7 @@ fn mark_empty(reading: &mut Reading, empty: &[(usize, usize)]) {
         }
     }
     reading.issues.sort_by_key(|is| (is.row, is.col));
-    reading.status = match reading.values() {
-        None => BoardStatus::Unreadable,
-        Some(v) if !has_move(&v) => BoardStatus::GameOver,
-        Some(_) => BoardStatus::Ok,
-    };
+    reading.status = status_of_values(reading);
 }
 
 /// The empty cell's colour on `grid` in `img`: the median edge-ring colour of the cells `board`
@@ -1139,11 +1137,7 @@ fn read_cells(img: &RgbaImage, grid: GridRect, p: &Prepared, variant: usize) -> 
     };
     reading.status = match overlay.and_then(|i| p.profile.overlays.get(i)) {
         Some(o) => o.status.board_status(),
-        None => match reading.values() {
-            None => BoardStatus::Unreadable,
-            Some(v) if !has_move(&v) => BoardStatus::GameOver,
-            Some(_) => BoardStatus::Ok,
-        },
+        None => status_of_values(&reading),
     };
     reading
 }
