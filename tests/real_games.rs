@@ -246,6 +246,41 @@ fn summary_of(out: Output) -> (Value, i32, String) {
     (v, out.status.code().unwrap_or(-1), stderr)
 }
 
+/// `play --json --window 2048 --max-moves MOVES --no-failsafe` with the user profile folder
+/// `profiles`: its summary and stderr, printed under `what`, after asserting that it stopped at
+/// `--max-moves` with exit code 0.
+fn play_to_max_moves(s: &Session, what: &str, moves: u32, profiles: &Path) -> (Value, String) {
+    let moves = moves.to_string();
+    let mut c = s.bot(&[
+        "play",
+        "--json",
+        "--window",
+        "2048",
+        "--max-moves",
+        &moves,
+        "--no-failsafe",
+    ]);
+    c.env("BOT2048_PROFILES", profiles);
+    let (v, code, err) = summary_of(c.output().expect("run bot2048"));
+    eprintln!("{what}: {v}\n{err}");
+    assert_eq!(
+        (code, &v["stop_reason"]),
+        (0, &Value::from("max_moves")),
+        "{v}\n{err}"
+    );
+    (v, err)
+}
+
+/// The values a `play` summary says were learned while playing.
+fn learned_values(v: &Value) -> Vec<u64> {
+    v["learned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["value"].as_u64().unwrap())
+        .collect()
+}
+
 fn wait_child(mut child: Child, within: Duration) -> Output {
     let end = Instant::now() + within;
     while Instant::now() < end {
@@ -631,35 +666,13 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
         return;
     };
     let profiles = tempfile::tempdir().unwrap();
-    let run = |s: &Session| {
-        let mut c = s.bot(&[
-            "play",
-            "--json",
-            "--window",
-            "2048",
-            "--max-moves",
-            "150",
-            "--no-failsafe",
-        ]);
-        c.env("BOT2048_PROFILES", profiles.path());
-        summary_of(c.output().expect("run bot2048"))
-    };
-    let (v, code, err) = run(&s);
-    eprintln!("web restyled, first run: {v}\n{err}");
-    assert_eq!(
-        (code, &v["stop_reason"]),
-        (0, &Value::from("max_moves")),
-        "{v}\n{err}"
-    );
+    let (v, err) = play_to_max_moves(&s, "web restyled, first run", 150, profiles.path());
     assert_eq!(v["desyncs"], 0, "{v}");
     assert_eq!(v["final_read_matches"], true, "{v}");
-    let learned: Vec<u64> = v["learned"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["value"].as_u64().unwrap())
-        .collect();
-    assert!(learned.contains(&16), "the 16 is learned: {v}\n{err}");
+    assert!(
+        learned_values(&v).contains(&16),
+        "the 16 is learned: {v}\n{err}"
+    );
     assert!(err.contains("learning after move"), "{err}");
     let saved = v["learned_profile"].as_str().unwrap().to_string();
     assert_eq!(
@@ -683,13 +696,7 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
     let out = read.output().unwrap();
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["profile"], "learned-2048", "{r}");
-    let (v, code, err) = run(&s);
-    eprintln!("web restyled, second run: {v}\n{err}");
-    assert_eq!(
-        (code, &v["stop_reason"]),
-        (0, &Value::from("max_moves")),
-        "{v}\n{err}"
-    );
+    let (v, _) = play_to_max_moves(&s, "web restyled, second run", 150, profiles.path());
     assert_eq!(v["desyncs"], 0, "{v}");
     assert!(
         v["learned"]
@@ -713,31 +720,12 @@ fn text_mode_2048_plays_120_moves_without_desync_from_its_first_frame() {
         return;
     };
     let profiles = tempfile::tempdir().unwrap();
-    let mut c = s.bot(&[
-        "play",
-        "--json",
-        "--window",
-        "2048",
-        "--max-moves",
-        "120",
-        "--no-failsafe",
-    ]);
-    c.env("BOT2048_PROFILES", profiles.path());
-    let (v, code, err) = summary_of(c.output().expect("run bot2048"));
-    eprintln!("text: {v}\n{err}");
-    assert_eq!(
-        (code, &v["stop_reason"]),
-        (0, &Value::from("max_moves")),
-        "{v}\n{err}"
-    );
+    let (v, err) = play_to_max_moves(&s, "text", 120, profiles.path());
     assert_eq!(v["moves"], 120, "{v}");
-    let learned: Vec<u64> = v["learned"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["value"].as_u64().unwrap())
-        .collect();
-    assert!(learned.contains(&16), "the 16 is learned: {v}\n{err}");
+    assert!(
+        learned_values(&v).contains(&16),
+        "the 16 is learned: {v}\n{err}"
+    );
     assert_eq!(v["desyncs"], 0, "{v}");
     assert_eq!(v["final_read_matches"], true, "{v}");
     // a new game: its first frame is read (two tiles of 2 or 4, the rest empty)
@@ -798,23 +786,7 @@ fn drill_the_page_moves_down_mid_game_and_play_goes_on() {
         return;
     };
     let profiles = tempfile::tempdir().unwrap();
-    let mut c = s.bot(&[
-        "play",
-        "--json",
-        "--window",
-        "2048",
-        "--max-moves",
-        "80",
-        "--no-failsafe",
-    ]);
-    c.env("BOT2048_PROFILES", profiles.path());
-    let (v, code, err) = summary_of(c.output().expect("run bot2048"));
-    eprintln!("web page moves: {v}\n{err}");
-    assert_eq!(
-        (code, &v["stop_reason"]),
-        (0, &Value::from("max_moves")),
-        "{v}\n{err}"
-    );
+    let (v, err) = play_to_max_moves(&s, "web page moves", 80, profiles.path());
     assert_eq!(v["moves"], 80, "{v}");
     assert_eq!(v["desyncs"], 0, "{v}");
     assert_eq!(v["final_read_matches"], true, "{v}");
