@@ -176,11 +176,6 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         eprintln!("sim: {total}/{total} games in {} s", took.as_secs());
     }
 
-    if !args.json {
-        if let Some(report) = args.solver.middle_report()? {
-            eprintln!("sim: {report}");
-        }
-    }
     match (&args.compare, args.json) {
         (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
         (None, false) => print_run(&comparison.runs[0], &args),

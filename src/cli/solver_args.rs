@@ -154,28 +154,6 @@ impl SolverArgs {
         }))
     }
 
-    /// One line on what the middle-game tables computed in this process (positions, memory,
-    /// chunks dropped past the memory limit), for `sim` to print after its games; `None` for an
-    /// evaluation without them.
-    ///
-    /// # Errors
-    /// As [`SolverArgs::evaluation`].
-    pub fn middle_report(&self) -> anyhow::Result<Option<String>> {
-        let tables = match self.evaluation()? {
-            Evaluation::Middle(choice) => choice.tables().clone(),
-            Evaluation::CornerMiddle(choice) => choice.tables().clone(),
-            _ => return Ok(None),
-        };
-        let stats = tables.stats();
-        let dropped = stats.evicted.load(std::sync::atomic::Ordering::Relaxed);
-        Ok(Some(format!(
-            "middle-game tables: {} positions computed or loaded, {:.2} GB held; {dropped} chunks of values ({:.2} GB) dropped past the memory limit and computed again when met",
-            stats.computed.load(std::sync::atomic::Ordering::Relaxed),
-            tables.memory() as f64 / 1e9,
-            (dropped * 2 * crate::solver::tables::middle::CHUNK_LEN as u64) as f64 / 1e9,
-        )))
-    }
-
     /// The solver's configuration for `shape`, assuming `spawn`, with the `--opt` pairs meant
     /// for it.
     ///
