@@ -247,7 +247,7 @@ fn middle_note(
     };
     let middle = match tables.saved() {
         Some(h) => format!(
-            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB, computed in {} games, from {}); positions not met before are computed as play meets them, up to {limit} GB",
+            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB, computed in {} games, from {}); positions not met before are computed as play meets them, in {limit} GB at most (past it the values least recently used are dropped)",
             h.positions,
             tables.memory() as f64 / 1e9,
             h.games,
@@ -256,7 +256,7 @@ fn middle_note(
                 .display()
         ),
         None => format!(
-            "evaluation: {name}: the middle-game tables on 4x4 boards, none saved: positions are computed as play meets them (up to {limit} GB; a new one can take seconds); `bot2048 tables build --set middle` computes them once"
+            "evaluation: {name}: the middle-game tables on 4x4 boards, none saved: positions are computed as play meets them (in {limit} GB at most, the least recently used dropped past it; a new one can take seconds); `bot2048 tables build --set middle` computes them once"
         ),
     };
     middle + &endgame

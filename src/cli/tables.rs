@@ -133,9 +133,9 @@ const MIDDLE_BUILD_DEPTH: u64 = 3;
 /// that `sim --seed 7` measures games the tables were not computed on.
 const MIDDLE_BUILD_SEED: u64 = 2048;
 
-/// Memory (bytes) the computed values of `tables build --set middle` may take: the rest of the
-/// 6 GB play allows ([`crate::solver::tables::middle::MIDDLE_MEMORY_LIMIT`]) is left to the
-/// positions a later game meets first.
+/// Memory (bytes) the computed values of `tables build --set middle` may take (kept whole, none
+/// dropped): the rest of the 6 GB play allows ([`crate::solver::tables::middle::MIDDLE_MEMORY_LIMIT`])
+/// is left to the positions a later game meets first.
 const MIDDLE_BUILD_MEMORY: u64 = 4 << 30;
 
 /// Arguments of `bot2048 tables`.
@@ -411,7 +411,11 @@ fn build_middle(
          until the values reach {} GB; 2 to 11 minutes on a 2-core machine",
         MIDDLE_BUILD_MEMORY >> 30
     );
-    let tables = Arc::new(MiddleTables::new().with_memory_limit(MIDDLE_BUILD_MEMORY));
+    let tables = Arc::new(
+        MiddleTables::new()
+            .with_memory_limit(MIDDLE_BUILD_MEMORY)
+            .without_eviction(),
+    );
     let bar = ProgressBar::new(u64::from(games)).with_style(
         ProgressStyle::with_template(
             "{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, about {eta} left]",

@@ -18,6 +18,11 @@
 //!   2^G beside it, the block's next tile begun.
 //! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
 //!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
+//! - Values live in chunks of 2^14. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks
+//!   least recently used are dropped, as a transposition table replaces its entries, and
+//!   computed again if play meets them, at most once every [`EVICTION_INTERVAL`] decisions.
+//!   `sim --depth 3 --games 20 --seed 7` (BENCHMARKS.md): kept to 6 GB with no dropping,
+//!   32768 in 1 game; every value kept (18 GB), in 7; dropping, in 7 at 7.4 GB resident.
 //! - In a block of six, a free cell at Manhattan distance d from the anchor holds at most
 //!   2^(g − max(1, d − 1)): 2^(g−1) beside the anchor and one step further, 2^(g−2) at three
 //!   steps, 2^(g−3) at four. In a block of five, 2^(g−1) in every free cell but the farthest row's,
@@ -49,8 +54,8 @@ use crate::solver::evaluation::NamedEvaluation;
 use crate::solver::heuristic::RowHeuristic;
 use crate::solver::{Evaluator, SolverError};
 use std::ops::RangeInclusive;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 
 /// The blocks of the middle-game tables, each with the largest anchor exponent it is computed
 /// for: three fixed cells in each of rows 0 and 1 (the block expectimax's corner play makes) and
@@ -81,10 +86,20 @@ const CHUNK_BITS: u32 = 14;
 /// Entries per chunk of a table's values (2^14), the unit the tables' file stores.
 pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
-/// Memory (bytes) the values of one process may take before the tables stop deciding: past it
-/// no new position is computed and the search decides alone. A `corner-middle` run at depth 4
-/// passed 6 GB in its first ten games; `play` must stay under 8 GB.
+/// Memory (bytes) the values of one process may take. Past it the chunks least recently used
+/// are dropped (down to [`EVICTION_TARGET`] of it) and recomputed if play meets them again
+/// ([`MiddleTables::move_values`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
+/// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
+
+/// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) an eviction leaves in use, in
+/// quarters: 3 (three quarters).
+pub const EVICTION_TARGET: u64 = 3;
+
+/// Decisions ([`MiddleStats::epoch`]) between two evictions: in between, a board whose values
+/// find no room is left to the search, so that games whose values do not fit together do not
+/// drop and recompute each other's values at every move.
+pub const EVICTION_INTERVAL: u32 = 2000;
 
 /// The stored value of probability 1 (values are stored plus one, 0 meaning "not computed").
 const TOP: u16 = u16::MAX - 1;
@@ -318,6 +333,9 @@ impl MiddleLayout {
 #[derive(Debug)]
 struct LazyValues {
     chunks: Vec<OnceLock<Box<[AtomicU16]>>>,
+    /// Each chunk's last use: the epoch ([`MiddleStats`]) of the decision that last read or
+    /// wrote it, 0 for a chunk loaded from the tables' file and not used since.
+    used: Vec<AtomicU32>,
 }
 
 impl LazyValues {
@@ -325,15 +343,41 @@ impl LazyValues {
         let n = entries.div_ceil(1 << CHUNK_BITS) as usize;
         LazyValues {
             chunks: (0..n).map(|_| OnceLock::new()).collect(),
+            used: (0..n).map(|_| AtomicU32::new(0)).collect(),
         }
     }
 
-    /// The value at `index` (0..=[`TOP`]), `None` when not computed yet.
+    /// The value at `index` (0..=[`TOP`]), `None` when not computed yet; marks its chunk used
+    /// in `epoch`.
     #[inline]
-    fn get(&self, index: u64) -> Option<u16> {
-        let chunk = self.chunks[(index >> CHUNK_BITS) as usize].get()?;
+    fn get(&self, index: u64, epoch: u32) -> Option<u16> {
+        let number = (index >> CHUNK_BITS) as usize;
+        let chunk = self.chunks[number].get()?;
+        let used = &self.used[number];
+        if used.load(Ordering::Relaxed) != epoch {
+            used.store(epoch, Ordering::Relaxed);
+        }
         let v = chunk[(index & ((1 << CHUNK_BITS) - 1)) as usize].load(Ordering::Relaxed);
         v.checked_sub(1)
+    }
+
+    /// The last-use epochs of the allocated chunks.
+    fn allocated_epochs(&self) -> impl Iterator<Item = u32> + '_ {
+        let allocated = self.chunks.iter().zip(&self.used);
+        allocated.filter_map(|(c, u)| c.get().map(|_| u.load(Ordering::Relaxed)))
+    }
+
+    /// Drops every allocated chunk last used in epoch `last` or before, keeping its memory in
+    /// `spare`; the count dropped.
+    fn evict_used_until(&mut self, last: u32, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
+        let mut dropped = 0;
+        for (chunk, used) in self.chunks.iter_mut().zip(&self.used) {
+            if chunk.get().is_some() && used.load(Ordering::Relaxed) <= last {
+                spare.extend(chunk.take());
+                dropped += 1;
+            }
+        }
+        dropped
     }
 
     /// The allocated chunks: each one's number and its stored words (value + 1, 0 when not
@@ -361,20 +405,31 @@ impl LazyValues {
     /// Stores `value` (0..=[`TOP`]) at `index`, allocating its chunk when it has none yet and
     /// `stats` has room for one (counting it); `None` when it has not.
     fn set(&self, index: u64, value: u16, stats: &MiddleStats) -> Option<()> {
-        let slot = &self.chunks[(index >> CHUNK_BITS) as usize];
+        let number = (index >> CHUNK_BITS) as usize;
+        let slot = &self.chunks[number];
         let chunk = match slot.get() {
             Some(c) => c,
             None => {
-                if stats.chunks.load(Ordering::Relaxed) >= stats.chunk_limit {
+                let mut spare = stats.spare().pop();
+                if spare.is_none() && stats.chunks.load(Ordering::Relaxed) >= stats.chunk_limit {
                     return None;
                 }
                 let mut fresh = false;
                 let c = slot.get_or_init(|| {
                     fresh = true;
-                    (0..CHUNK_LEN).map(|_| AtomicU16::new(0)).collect()
+                    match spare.take() {
+                        Some(chunk) => {
+                            chunk.iter().for_each(|w| w.store(0, Ordering::Relaxed));
+                            chunk
+                        }
+                        None => (0..CHUNK_LEN).map(|_| AtomicU16::new(0)).collect(),
+                    }
                 });
+                stats.spare().extend(spare);
                 if fresh {
                     stats.chunks.fetch_add(1, Ordering::Relaxed);
+                    let epoch = stats.epoch.load(Ordering::Relaxed);
+                    self.used[number].store(epoch, Ordering::Relaxed);
                 }
                 c
             }
@@ -471,7 +526,7 @@ impl MiddleTable {
         let Some(index) = self.layout.index(raw) else {
             return Some(0);
         };
-        if let Some(v) = self.values.get(index) {
+        if let Some(v) = self.values.get(index, stats.epoch.load(Ordering::Relaxed)) {
             return Some(v);
         }
         let mut best = 0.0f32;
@@ -503,8 +558,18 @@ pub struct MiddleStats {
     pub computed: AtomicU64,
     /// Chunks of 2^14 values allocated (2 bytes each).
     pub chunks: AtomicU64,
+    /// Chunks dropped to make room ([`MiddleTables::move_values`]).
+    pub evicted: AtomicU64,
+    /// The decision being made: [`MiddleTables::move_values`] counts them from 1, and each
+    /// chunk remembers the last one that used it.
+    pub epoch: AtomicU32,
+    /// The epoch of the last eviction.
+    last_eviction: AtomicU32,
     /// Chunks past which no new one is allocated (so no position outside them is computed).
     chunk_limit: u64,
+    /// Chunks dropped and not used again yet: their memory is reused before any is allocated,
+    /// so that the process's memory stays within the limit whatever the allocator keeps.
+    spare: Mutex<Vec<Box<[AtomicU16]>>>,
 }
 
 impl Default for MiddleStats {
@@ -520,8 +585,18 @@ impl MiddleStats {
         MiddleStats {
             computed: AtomicU64::new(0),
             chunks: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            epoch: AtomicU32::new(1),
+            // the first eviction is due at once
+            last_eviction: AtomicU32::new(0u32.wrapping_sub(EVICTION_INTERVAL)),
             chunk_limit: bytes / (2 * CHUNK_LEN as u64),
+            spare: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The chunks dropped and not used again yet.
+    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Box<[AtomicU16]>>> {
+        self.spare.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -529,8 +604,11 @@ impl MiddleStats {
 /// each goal of [`MIDDLE_GOALS`]), empty until asked.
 #[derive(Debug)]
 pub struct MiddleTables {
-    tables: Vec<MiddleTable>,
+    /// Written only to drop chunks ([`MiddleTables::move_values`]); every computation reads.
+    tables: RwLock<Vec<MiddleTable>>,
     stats: MiddleStats,
+    /// Past the memory limit, drop the chunks least recently used rather than stop computing.
+    evicts: bool,
     /// The saved file's header, when the values were loaded from one.
     saved: Option<MiddleHeader>,
 }
@@ -558,10 +636,18 @@ impl MiddleTables {
             })
             .collect();
         MiddleTables {
-            tables,
+            tables: RwLock::new(tables),
             stats: MiddleStats::with_memory_limit(MIDDLE_MEMORY_LIMIT),
+            evicts: true,
             saved: None,
         }
+    }
+
+    /// The same tables, keeping every value computed: past the memory limit no new position is
+    /// computed (for `tables build --set middle`, which saves them all).
+    pub fn without_eviction(mut self) -> MiddleTables {
+        self.evicts = false;
+        self
     }
 
     /// The same tables with another memory limit (bytes of computed values).
@@ -582,8 +668,9 @@ impl MiddleTables {
     }
 
     /// Every table, in a fixed order (formation, anchor, goal), the order of the tables' file.
-    pub fn tables(&self) -> &[MiddleTable] {
-        &self.tables
+    /// Hold the guard briefly: dropping chunks waits for it.
+    pub fn tables(&self) -> RwLockReadGuard<'_, Vec<MiddleTable>> {
+        self.tables.read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Counts `chunks` chunks holding `positions` values put from the tables' file.
@@ -592,9 +679,11 @@ impl MiddleTables {
         self.stats.computed.fetch_add(positions, Ordering::Relaxed);
     }
 
-    /// The memory the computed values take, bytes (whole chunks of 2^14 values, 2 bytes each).
+    /// The memory the values take, bytes: whole chunks of 2^14 values, 2 bytes each, in use
+    /// or dropped and kept for reuse.
     pub fn memory(&self) -> u64 {
-        self.stats.chunks.load(Ordering::Relaxed) * (2 << CHUNK_BITS)
+        let chunks = self.stats.chunks.load(Ordering::Relaxed) + self.stats.spare().len() as u64;
+        chunks * (2 << CHUNK_BITS)
     }
 
     /// The counters of what was computed so far.
@@ -602,33 +691,44 @@ impl MiddleTables {
         &self.stats
     }
 
-    /// The table of `formation`, `anchor` and `goal`, if any.
-    pub fn table(&self, formation: Formation, anchor: u8, goal: u8) -> Option<&MiddleTable> {
-        self.tables.iter().find(|t| {
-            let l = &t.layout;
-            l.formation == formation && l.anchor == anchor && l.goal == goal
-        })
-    }
-
     /// Each legal move's success probability when a table's game holds `board` in one of its 8
     /// symmetries (`None` for an illegal move, 0 for one that leaves the game); of several
     /// covers, the one whose best move is best. `None` when no table covers the board or no move
     /// stays in a game. Values not known yet are computed (on a thread with a large stack) while
     /// the memory limit ([`MIDDLE_MEMORY_LIMIT`] unless [`MiddleTables::with_memory_limit`] set
-    /// another) leaves room for them: a cover that needs more is passed over, and past the limit
-    /// the values known still decide.
+    /// another) leaves room for them. When a cover needs more, the chunks least recently used
+    /// are dropped (to [`EVICTION_TARGET`] quarters of the limit, at most once every
+    /// [`EVICTION_INTERVAL`] decisions) and the board is tried once more; without eviction ([`MiddleTables::without_eviction`]) or when that fails, the cover
+    /// is passed over and the values known still decide.
     pub fn move_values(&self, board: Board) -> Option<[Option<f32>; 4]> {
         if board.has_big_tile() {
             return None;
         }
+        self.stats.epoch.fetch_add(1, Ordering::Relaxed);
+        let (best, starved) = self.best_cover(board);
+        let now = self.stats.epoch.load(Ordering::Relaxed);
+        let last = self.stats.last_eviction.load(Ordering::Relaxed);
+        let due = now.wrapping_sub(last) >= EVICTION_INTERVAL;
+        if starved && self.evicts && due && self.make_room() {
+            return self.best_cover(board).0;
+        }
+        best
+    }
+
+    /// The best cover's move values ([`MiddleTables::move_values`]), and whether a cover was
+    /// passed over for want of memory.
+    fn best_cover(&self, board: Board) -> (Option<[Option<f32>; 4]>, bool) {
+        let tables = self.tables();
         let mut best: Option<([Option<f32>; 4], f32)> = None;
+        let mut starved = false;
         for s in 0..SYMMETRIES {
             let raw = symmetric_raw(board.raw(), s);
-            for table in &self.tables {
+            for table in tables.iter() {
                 if !table.layout.fits(raw) {
                     continue;
                 }
                 let Some(values) = self.cover_values(table, board, s, raw) else {
+                    starved = true;
                     continue;
                 };
                 let top = values.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
@@ -637,7 +737,35 @@ impl MiddleTables {
                 }
             }
         }
-        best.map(|(v, _)| v)
+        (best.map(|(v, _)| v), starved)
+    }
+
+    /// Drops the chunks least recently used until [`EVICTION_TARGET`] quarters of the memory
+    /// limit are in use (never those of the decision being made); true when memory is below
+    /// the limit afterwards (another thread may have made the room).
+    fn make_room(&self) -> bool {
+        let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
+        let limit = self.stats.chunk_limit;
+        let mut epochs: Vec<u32> = tables
+            .iter()
+            .flat_map(|t| t.values.allocated_epochs())
+            .collect();
+        let keep = (limit / 4 * EVICTION_TARGET) as usize;
+        if epochs.len() > keep {
+            let drop = epochs.len() - keep;
+            let (_, &mut last, _) = epochs.select_nth_unstable(drop - 1);
+            let now = self.stats.epoch.load(Ordering::Relaxed);
+            let last = last.min(now.saturating_sub(1));
+            let mut spare = self.stats.spare();
+            let dropped: u64 = tables
+                .iter_mut()
+                .map(|t| t.values.evict_used_until(last, &mut spare))
+                .sum();
+            self.stats.chunks.fetch_sub(dropped, Ordering::Relaxed);
+            self.stats.last_eviction.store(now, Ordering::Relaxed);
+            self.stats.evicted.fetch_add(dropped, Ordering::Relaxed);
+        }
+        self.stats.chunks.load(Ordering::Relaxed) < limit
     }
 
     /// The move values of `board` under `table` through symmetry `s` (`raw`: the board seen
@@ -945,7 +1073,7 @@ mod tests {
         assert!(!l.fits(made));
         // the shared tables: the formations' top goals cover larger anchors, the others not
         let tables = MiddleTables::new();
-        for t in tables.tables() {
+        for t in tables.tables().iter() {
             let (f, g) = (t.layout().formation(), t.layout().goal());
             let top = MIDDLE_FORMATIONS.iter().find(|(m, _)| *m == f).unwrap().1;
             assert_eq!(
@@ -1026,6 +1154,66 @@ mod tests {
         assert_eq!(tables.memory(), memory);
     }
 
+    /// The tables of the block of four and two (4-2), goal 2^6, anchors (0,3) and (1,1) alone:
+    /// small games, so that a test of the memory limit runs in a second.
+    fn four_two_tables() -> MiddleTables {
+        let formation = MIDDLE_FORMATIONS[1].0;
+        let tables = [3, 5]
+            .map(|a| MiddleTable::new(MiddleLayout::new(formation, a, 6).unwrap()))
+            .into();
+        MiddleTables {
+            tables: RwLock::new(tables),
+            ..MiddleTables::new()
+        }
+    }
+
+    /// Past the memory limit, the chunks least recently used are dropped to make room: a board
+    /// that needs more than the room left is still decided, with the values a process with no
+    /// limit gives it, and a board whose values were dropped is decided again as before once
+    /// [`EVICTION_INTERVAL`] decisions have passed (before, it is left to the search).
+    #[test]
+    fn past_the_memory_limit_the_chunks_least_recently_used_make_room() {
+        // a 64 at (1,1) below a 256 and at (0,3) beside a 512: 4-2 tables of two anchors
+        let first = Board::from_raw(raw([
+            [12, 11, 10, 9],
+            [8, 6, 1, 2],
+            [2, 3, 1, 4],
+            [1, 2, 3, 1],
+        ]));
+        let second = Board::from_raw(raw([
+            [12, 11, 10, 6],
+            [9, 8, 0, 0],
+            [0, 0, 1, 0],
+            [0, 0, 0, 0],
+        ]));
+        let alone = |b: Board| {
+            let t = four_two_tables();
+            let v = t.move_values(b).expect("covered");
+            (v, t.memory())
+        };
+        let ((first_values, first_memory), (second_values, second_memory)) =
+            (alone(first), alone(second));
+        // room for either board's values, not for both
+        let limit = first_memory.max(second_memory) * 4 / EVICTION_TARGET + 2 * CHUNK_LEN as u64;
+        assert!(limit < first_memory + second_memory, "{limit}");
+        let tables = four_two_tables().with_memory_limit(limit);
+        assert_eq!(tables.move_values(first), Some(first_values));
+        assert_eq!(tables.move_values(second), Some(second_values));
+        assert!(tables.stats().evicted.load(Ordering::Relaxed) > 0);
+        assert!(tables.memory() <= limit, "{} > {limit}", tables.memory());
+        // the first board's values were dropped: no second eviction before the interval
+        assert_eq!(tables.move_values(first), None);
+        let epoch = &tables.stats().epoch;
+        epoch.fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
+        assert_eq!(tables.move_values(first), Some(first_values));
+        // without eviction the second board finds no room and is left to the search
+        let keeping = four_two_tables()
+            .with_memory_limit(limit)
+            .without_eviction();
+        assert_eq!(keeping.move_values(first), Some(first_values));
+        assert_eq!(keeping.move_values(second), None);
+    }
+
     /// The value of a model position by plain recursive expectimax over the engine's moves with
     /// the rules written out again: a move keeps every fixed tile; success when a free cell
     /// beside the anchor holds the goal; a free tile above its cap fails.
@@ -1078,7 +1266,13 @@ mod tests {
     #[test]
     fn values_agree_with_brute_force_expectimax() {
         let tables = MiddleTables::new();
-        let table = tables.table(MIDDLE_FORMATIONS[0].0, 6, 6).unwrap();
+        let all = tables.tables();
+        let formation = MIDDLE_FORMATIONS[0].0;
+        let table = all
+            .iter()
+            .find(|t| t.layout().formation() == formation && t.layout().anchor() == 6)
+            .filter(|t| t.layout().goal() == 6)
+            .unwrap();
         let l = table.layout().clone();
         let mut memo = HashMap::new();
         let starts = [

@@ -127,11 +127,11 @@ fn write_middle(
     head[24..32].copy_from_slice(&header.positions.to_le_bytes());
     head[32..40].copy_from_slice(&header.build_ms.to_le_bytes());
     put(out, &mut crc, &head)?;
-    for t in tables.tables() {
+    for t in tables.tables().iter() {
         put(out, &mut crc, &table_bytes(t, t.stored_chunks() as u32))?;
     }
     let mut block = Vec::with_capacity(CHUNK_HEAD + 2 * CHUNK_LEN);
-    for t in tables.tables() {
+    for t in tables.tables().iter() {
         for (number, words) in t.chunks() {
             block.clear();
             block.extend(number.to_le_bytes());
@@ -238,7 +238,7 @@ fn read_head(
         return Err(short(tables_end));
     }
     let mut counts = Vec::with_capacity(ours.tables().len());
-    for t in ours.tables() {
+    for t in ours.tables().iter() {
         let mut b = [0u8; TABLE_LEN as usize];
         reader.read_exact(&mut b).map_err(io)?;
         crc.update(&b);
@@ -380,7 +380,7 @@ mod tests {
         let (loaded, read) = load_middle(&path).unwrap();
         assert_eq!(read, header);
         assert_eq!(read_middle_header(&path).unwrap(), header);
-        for (a, b) in tables.tables().iter().zip(loaded.tables()) {
+        for (a, b) in tables.tables().iter().zip(loaded.tables().iter()) {
             assert!(a.chunks().eq(b.chunks()), "{}", a.layout().name());
         }
         assert_eq!(loaded.memory(), tables.memory());
