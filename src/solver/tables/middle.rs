@@ -87,7 +87,7 @@ const CHUNK_BITS: u32 = 14;
 pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
 /// Memory (bytes) the values of one process may take. Past it the chunks least recently used
-/// are dropped (down to [`EVICTION_TARGET`] of it) and recomputed if play meets them again
+/// are dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed if play meets them again
 /// ([`MiddleTables::move_values`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
 /// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
@@ -698,8 +698,9 @@ impl MiddleTables {
     /// the memory limit ([`MIDDLE_MEMORY_LIMIT`] unless [`MiddleTables::with_memory_limit`] set
     /// another) leaves room for them. When a cover needs more, the chunks least recently used
     /// are dropped (to [`EVICTION_TARGET`] quarters of the limit, at most once every
-    /// [`EVICTION_INTERVAL`] decisions) and the board is tried once more; without eviction ([`MiddleTables::without_eviction`]) or when that fails, the cover
-    /// is passed over and the values known still decide.
+    /// [`EVICTION_INTERVAL`] decisions) and the board is tried once more; without eviction
+    /// ([`MiddleTables::without_eviction`]), before the interval has passed or when that fails,
+    /// the cover is passed over and the values known still decide.
     pub fn move_values(&self, board: Board) -> Option<[Option<f32>; 4]> {
         if board.has_big_tile() {
             return None;
