@@ -705,9 +705,8 @@ impl MiddleTables {
         if board.has_big_tile() {
             return None;
         }
-        self.stats.epoch.fetch_add(1, Ordering::Relaxed);
+        let now = self.stats.epoch.fetch_add(1, Ordering::Relaxed) + 1;
         let (best, starved) = self.best_cover(board);
-        let now = self.stats.epoch.load(Ordering::Relaxed);
         let last = self.stats.last_eviction.load(Ordering::Relaxed);
         let due = now.wrapping_sub(last) >= EVICTION_INTERVAL;
         if starved && self.evicts && due && self.make_room() {
@@ -1108,8 +1107,8 @@ mod tests {
         assert_eq!(v[Move::Down.index()], Some(0.0));
     }
 
-    /// Past the memory limit no new position is computed (a board that needs one is left to
-    /// the search), and the values known still decide.
+    /// With no room at all (a limit of 0: nothing to drop) no new position is computed (a board
+    /// that needs one is left to the search), and the values known still decide.
     #[test]
     fn past_the_memory_limit_only_known_values_decide() {
         // anchor 64 at (1,2); left takes row 2's 4 and 2 to columns 0 and 1, within their caps
