@@ -32,6 +32,7 @@ pub mod glyph;
 pub mod grid;
 pub mod io;
 pub mod labels;
+mod overlay;
 pub mod profile;
 mod reading;
 
@@ -56,6 +57,8 @@ pub const MIN_GAPLESS_TILES: usize = 2;
 /// Added to a profile's name in [`Reading::profile`] when some cells were read without the
 /// profile (see [`Reader::read`]): `web-2048+none`.
 pub const FILLED_SUFFIX: &str = "+none";
+/// Common colours of a frame tried as a board under a layer a profile never saw.
+const LAYERED_BOARD_CANDIDATES: usize = 10;
 /// Share of sampled gap points that must still show the board colour for a remembered grid
 /// to be reused.
 const MIN_TRACK_SHARE: f32 = 0.6;
@@ -680,31 +683,32 @@ impl Reader {
     }
 
     /// The best reading of a grid found with a profile: most cells read, then highest total
-    /// confidence, then best grid fit.
+    /// confidence, then best grid fit. When none reads every cell, each profile whose board
+    /// colours are not in the frame is also tried under a layer it never saw ([`overlay`]): a
+    /// profile learned from plain screenshots reads its game's "Game over" and "You win"
+    /// screens.
     fn search_profiles(&self, img: &RgbaImage) -> Option<ProfileFind> {
         let mut best: Option<ProfileFind> = None;
+        let mut unfound = Vec::new();
         for (i, p) in self.profiles.iter().enumerate() {
             let colours: Vec<Rgb> = p.variants.iter().map(|v| v.0).collect();
             let Some(fit) = grid::find_grid(img, &colours, p.board_tolerance(), None) else {
+                unfound.push(i);
                 continue;
             };
             let reading = read_cells(img, fit.rect, p, fit.variant);
-            let (readable, total) = reading.quality();
-            let key = (readable, total, fit.contrast);
-            let better = match &best {
-                None => true,
-                Some(ProfileFind { key: k, .. }) => {
-                    key.0 > k.0
-                        || (key.0 == k.0
-                            && (key.1 > k.1 + 1e-3 || (key.1 >= k.1 - 1e-3 && key.2 > k.2)))
+            keep_better(&mut best, i, reading, fit.contrast);
+        }
+        if best.as_ref().is_some_and(|b| b.reading.issues.is_empty()) || unfound.is_empty() {
+            return best;
+        }
+        let mut grids = LayeredGrids::new(img);
+        for i in unfound {
+            let p = &self.profiles[i];
+            for (board_seen, fit) in grids.found(p.board_tolerance()) {
+                if let Some(reading) = read_under_unknown_layer(img, fit.rect, board_seen, p) {
+                    keep_better(&mut best, i, reading, fit.contrast);
                 }
-            };
-            if better {
-                best = Some(ProfileFind {
-                    profile: i,
-                    key,
-                    reading,
-                });
             }
         }
         best
@@ -1093,6 +1097,88 @@ fn has_move(values: &[Vec<u32>]) -> bool {
         }
     }
     false
+}
+
+/// Keeps `reading` (of profile `profile`, grid fit `contrast`) in `best` when it reads more
+/// cells, or as many with more total confidence (by more than 10^-3), or as much with a better
+/// grid fit.
+fn keep_better(best: &mut Option<ProfileFind>, profile: usize, reading: Reading, contrast: f32) {
+    let (readable, total) = reading.quality();
+    let key = (readable, total, contrast);
+    let better = match best {
+        None => true,
+        Some(ProfileFind { key: k, .. }) => {
+            key.0 > k.0
+                || (key.0 == k.0 && (key.1 > k.1 + 1e-3 || (key.1 >= k.1 - 1e-3 && key.2 > k.2)))
+        }
+    };
+    if better {
+        *best = Some(ProfileFind {
+            profile,
+            key,
+            reading,
+        });
+    }
+}
+
+/// Grids drawn in one of a frame's most common colours ([`grid::candidate_colours`]), each
+/// colour a board under a layer a profile may never have seen; searched once a tolerance.
+struct LayeredGrids<'a> {
+    img: &'a RgbaImage,
+    colours: Vec<Rgb>,
+    /// (tolerance, the grids found with it, each with its colour).
+    found: Vec<(u8, Vec<(Rgb, grid::GridFit)>)>,
+}
+
+impl<'a> LayeredGrids<'a> {
+    fn new(img: &'a RgbaImage) -> LayeredGrids<'a> {
+        LayeredGrids {
+            img,
+            colours: grid::candidate_colours(img, LAYERED_BOARD_CANDIDATES),
+            found: Vec::new(),
+        }
+    }
+
+    /// The grids drawn in a candidate colour within `tol` (8-bit levels), with that colour.
+    fn found(&mut self, tol: u8) -> Vec<(Rgb, grid::GridFit)> {
+        if let Some((_, grids)) = self.found.iter().find(|(t, _)| *t == tol) {
+            return grids.clone();
+        }
+        let grids: Vec<(Rgb, grid::GridFit)> = self
+            .colours
+            .iter()
+            .filter_map(|&c| Some((c, grid::find_grid(self.img, &[c], tol, None)?)))
+            .collect();
+        self.found.push((tol, grids.clone()));
+        grids
+    }
+}
+
+/// Reads `grid` (drawn in the board colour `board_seen`) with profile `p` under the layer
+/// [`overlay::infer`] measures; the status is the layer's meaning
+/// ([`overlay::status_under_layer`]), or unreadable. `None` when no layer makes the profile's
+/// colours the ones seen.
+fn read_under_unknown_layer(
+    img: &RgbaImage,
+    grid: GridRect,
+    board_seen: Rgb,
+    p: &Prepared,
+) -> Option<Reading> {
+    let layer = overlay::infer(img, &grid, &p.profile, board_seen)?;
+    tracing::debug!(profile = %p.profile.name, ?layer, "read under a layer the profile never saw");
+    let mut profile = p.profile.clone();
+    profile.overlays = vec![layer];
+    let layered = Prepared {
+        variants: profile.board_variants(),
+        profile,
+        templates: p.templates.clone(),
+    };
+    let mut reading = read_cells(img, grid, &layered, 1);
+    reading.status = match reading.values() {
+        None => BoardStatus::Unreadable,
+        Some(v) => overlay::status_under_layer(has_move(&v)).board_status(),
+    };
+    Some(reading)
 }
 
 /// Reads every cell of a grid with a profile and board variant.
