@@ -683,28 +683,24 @@ impl Reader {
     }
 
     /// The best reading of a grid found with a profile: most cells read, then highest total
-    /// confidence, then best grid fit. When none reads every cell, each profile whose board
-    /// colours are not in the frame is also tried under a layer it never saw ([`overlay`]): a
-    /// profile learned from plain screenshots reads its game's "Game over" and "You win"
-    /// screens.
+    /// confidence, then best grid fit. When no profile finds its board colours in the frame,
+    /// each is tried under a layer it never saw ([`overlay`]): a profile learned from plain
+    /// screenshots reads its game's "Game over" and "You win" screens.
     fn search_profiles(&self, img: &RgbaImage) -> Option<ProfileFind> {
         let mut best: Option<ProfileFind> = None;
-        let mut unfound = Vec::new();
         for (i, p) in self.profiles.iter().enumerate() {
             let colours: Vec<Rgb> = p.variants.iter().map(|v| v.0).collect();
             let Some(fit) = grid::find_grid(img, &colours, p.board_tolerance(), None) else {
-                unfound.push(i);
                 continue;
             };
             let reading = read_cells(img, fit.rect, p, fit.variant);
             keep_better(&mut best, i, reading, fit.contrast);
         }
-        if best.as_ref().is_some_and(|b| b.reading.issues.is_empty()) || unfound.is_empty() {
+        if best.is_some() {
             return best;
         }
         let mut grids = LayeredGrids::new(img);
-        for i in unfound {
-            let p = &self.profiles[i];
+        for (i, p) in self.profiles.iter().enumerate() {
             for (board_seen, fit) in grids.found(p.board_tolerance()) {
                 if let Some(reading) = read_under_unknown_layer(img, fit.rect, board_seen, p) {
                     keep_better(&mut best, i, reading, fit.contrast);
