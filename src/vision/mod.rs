@@ -701,7 +701,7 @@ impl Reader {
         }
         let mut grids = LayeredGrids::new(img);
         for (i, p) in self.profiles.iter().enumerate() {
-            for (board_seen, fit) in grids.found(p.board_tolerance()) {
+            for (board_seen, fit) in grids.found(p) {
                 if let Some(reading) = read_under_unknown_layer(img, fit.rect, board_seen, p) {
                     keep_better(&mut best, i, reading, fit.contrast);
                 }
@@ -1118,12 +1118,12 @@ fn keep_better(best: &mut Option<ProfileFind>, profile: usize, reading: Reading,
 }
 
 /// Grids drawn in one of a frame's most common colours ([`grid::candidate_colours`]), each
-/// colour a board under a layer a profile may never have seen; searched once a tolerance.
+/// colour a board under a layer a profile may never have seen; each searched at most once.
 struct LayeredGrids<'a> {
     img: &'a RgbaImage,
     colours: Vec<Rgb>,
-    /// (tolerance, the grids found with it, each with its colour).
-    found: Vec<(u8, Vec<(Rgb, grid::GridFit)>)>,
+    /// (colour, tolerance, the grid found): the searches made.
+    searched: Vec<(Rgb, u8, Option<grid::GridFit>)>,
 }
 
 impl<'a> LayeredGrids<'a> {
@@ -1131,22 +1131,33 @@ impl<'a> LayeredGrids<'a> {
         LayeredGrids {
             img,
             colours: grid::candidate_colours(img, LAYERED_BOARD_CANDIDATES),
-            found: Vec::new(),
+            searched: Vec::new(),
         }
     }
 
-    /// The grids drawn in a candidate colour within `tol` (8-bit levels), with that colour.
-    fn found(&mut self, tol: u8) -> Vec<(Rgb, grid::GridFit)> {
-        if let Some((_, grids)) = self.found.iter().find(|(t, _)| *t == tol) {
-            return grids.clone();
-        }
-        let grids: Vec<(Rgb, grid::GridFit)> = self
+    /// The grids drawn in a candidate colour within `p`'s board tolerance, with that colour,
+    /// for each candidate that can be `p`'s board under a layer ([`overlay::plausible_board`]).
+    fn found(&mut self, p: &Prepared) -> Vec<(Rgb, grid::GridFit)> {
+        let tol = p.board_tolerance();
+        let candidates: Vec<Rgb> = self
             .colours
             .iter()
-            .filter_map(|&c| Some((c, grid::find_grid(self.img, &[c], tol, None)?)))
+            .copied()
+            .filter(|&c| overlay::plausible_board(&p.profile, c, &self.colours))
             .collect();
-        self.found.push((tol, grids.clone()));
-        grids
+        candidates
+            .into_iter()
+            .filter_map(|c| Some((c, self.search(c, tol)?)))
+            .collect()
+    }
+
+    fn search(&mut self, c: Rgb, tol: u8) -> Option<grid::GridFit> {
+        if let Some(&(_, _, fit)) = self.searched.iter().find(|s| (s.0, s.1) == (c, tol)) {
+            return fit;
+        }
+        let fit = grid::find_grid(self.img, &[c], tol, None);
+        self.searched.push((c, tol, fit));
+        fit
     }
 }
 

@@ -51,6 +51,30 @@ pub(crate) fn infer(
     (matched as f32 >= MIN_MATCHED_SHARE * cells as f32).then_some(overlay)
 }
 
+/// Slack (8-bit levels) added to the profile's cell tolerance when a frame's common colours
+/// (means of 4-bit bins, [`super::grid::candidate_colours`]) are compared.
+const COMMON_COLOUR_SLACK: u8 = 6;
+
+/// Whether `board_seen`, one of a frame's common colours `common`, can be `profile`'s board
+/// under some layer: for one opacity, at least two other common colours are the profile's empty
+/// or tile colours under the same layer (within the cell tolerance and
+/// [`COMMON_COLOUR_SLACK`]). A cheap test before a grid is searched in that colour.
+pub(crate) fn plausible_board(profile: &Profile, board_seen: Rgb, common: &[Rgb]) -> bool {
+    let Some(board) = profile.board.as_ref().map(|b| b.colour) else {
+        return false;
+    };
+    let others: Vec<Rgb> = common
+        .iter()
+        .copied()
+        .filter(|&c| c != board_seen)
+        .collect();
+    let known: Vec<Rgb> = profile.palette(None).iter().map(|e| e.background).collect();
+    let tol = profile.cell_tolerance().saturating_add(COMMON_COLOUR_SLACK);
+    ALPHAS
+        .filter_map(|percent| layer(board, board_seen, percent as f32 / 100.0))
+        .any(|o| matched(&others, &known, &o, tol) >= 2)
+}
+
 /// The layer of opacity `alpha` that turns `board` into `board_seen`; `None` when its colour
 /// would leave 0..=255 (by more than rounding).
 fn layer(board: Rgb, board_seen: Rgb, alpha: f32) -> Option<Overlay> {
@@ -102,6 +126,38 @@ mod tests {
         assert_eq!(seen, Rgb([0x8f, 0x96, 0x99]));
         let o = layer(board, seen, 0.5).unwrap();
         assert!(o.colour.dist(Rgb([238, 228, 218])) <= 1, "{:?}", o.colour);
+    }
+
+    /// The restyled web game's board, empty cell and 2 (tests/data/web-restyled/restyle.css).
+    fn restyled() -> Profile {
+        let toml = "name = \"restyled\"\n[board]\ncolour = \"#2f4858\"\n[cells]\n\
+                    empty = \"#46637a\"\n[[tiles]]\nvalue = 2\nbackground = \"#d7eef5\"\n\
+                    text = \"#1d3340\"\n";
+        Profile::parse(toml, "test").unwrap()
+    }
+
+    /// Under the web game's "Game over!" layer the board, the empty cell and the 2 are
+    /// #8f9699, #9aa4aa and #e3e9e8 ((x + c) / 2 per channel, rounded): the board colour is
+    /// plausible with them, and not beside two colours the profile cannot make.
+    #[test]
+    fn a_board_colour_is_plausible_only_beside_the_profiles_colours_under_one_layer() {
+        let grey = Rgb([238, 228, 218]);
+        let p = restyled();
+        let board = Rgb([0x2f, 0x48, 0x58]).blend(grey, 0.5);
+        let empty = Rgb([0x46, 0x63, 0x7a]).blend(grey, 0.5);
+        let two = Rgb([0xd7, 0xee, 0xf5]).blend(grey, 0.5);
+        assert_eq!(
+            (board, empty, two),
+            (
+                Rgb([0x8f, 0x96, 0x99]),
+                Rgb([0x9a, 0xa4, 0xaa]),
+                Rgb([0xe3, 0xe9, 0xe8])
+            )
+        );
+        assert!(plausible_board(&p, board, &[board, empty, two]));
+        let red = Rgb([255, 0, 0]);
+        let green = Rgb([0, 255, 0]);
+        assert!(!plausible_board(&p, board, &[board, red, green]));
     }
 
     /// A board seen darker than black under any layer cannot be: no opacity fits.
