@@ -12,9 +12,11 @@
 #                                            (present on any X11 desktop); test = Xvfb, openbox,
 #                                            xdotool, the three games, and npm when there is none
 #                                            (the web game is fetched with `npm pack`), Debian's
-#                                            text-mode 2048 and xterm, for the tests and the demo
+#                                            text-mode 2048, xterm and rxvt-unicode, for the tests
+#                                            and the demo
 #   scripts/games.sh start GAME...           GAME: gnome | qt | web | text  (starts Xvfb + openbox
-#                                            if needed; text: /usr/games/2048 in xterm)
+#                                            if needed; text: /usr/games/2048 in xterm, or in
+#                                            rxvt-unicode with TERMINAL=urxvt)
 #   scripts/games.sh status                  windows on the display and the processes started
 #   scripts/games.sh stop                    kills what `start` started (by PID), newest first
 #   scripts/games.sh stop-game GAME          kills one game (and the web server for web)
@@ -111,7 +113,7 @@ wait_window() { # timeout_s name-regex -> prints window id (WAYLAND=1: the regex
 # the packages of each install part (Debian 12 names)
 BUILD_PKGS="pkg-config libclang-dev libwayland-dev libpipewire-0.3-dev libgbm-dev libegl-dev libxcb1-dev"
 RUNTIME_PKGS="libgbm1 libwayland-client0 libxcb1"
-TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5 x11-xserver-utils 2048 xterm"
+TEST_PKGS="xvfb x11-utils xdotool openbox gnome-2048 2048-qt chromium python3 libglib2.0-bin sway xwayland qtwayland5 x11-xserver-utils 2048 xterm rxvt-unicode"
 
 # the Rust the project needs: Cargo.toml's rust-version, e.g. 1.89
 need_rust() { sed -n 's/^rust-version *= *"\([0-9.]*\)".*/\1/p' "$(dirname "$0")/../Cargo.toml"; }
@@ -362,13 +364,20 @@ start_qt() {
 
 # Debian's text-mode 2048 in an xterm of 60x30 characters, DejaVu Sans Mono ("Monospace") 14 pt:
 # a 724x724 window titled "2048"; the game starts at once (no key) and ends with the xterm
+# (TERMINAL=urxvt: rxvt-unicode instead, with its own default colours, the same font and size)
 start_text() {
   [[ -z "$WAYLAND" || -n "$X11" ]] || { log "text: an X11 window (xterm): not under WAYLAND=1 without X11=1"; exit 2; }
-  "${RUN[@]}" "${XENV[@]}" xterm -geometry 60x30 -fa Monospace -fs 14 -e /usr/games/2048 \
-    >"$STATE_DIR/xterm.log" 2>&1 &
-  remember $! xterm
-  local id; id=$(wait_window 30 '^2048$') || { log "xterm window (2048) did not appear"; exit 1; }
-  sleep 0.5; activate "$id"; log "text 2048 (xterm) window $id"
+  local term=${TERMINAL:-xterm}
+  case "$term" in
+    xterm) "${RUN[@]}" "${XENV[@]}" xterm -geometry 60x30 -fa Monospace -fs 14 -e /usr/games/2048 \
+             >"$STATE_DIR/xterm.log" 2>&1 & ;;
+    urxvt) "${RUN[@]}" "${XENV[@]}" urxvt -geometry 60x30 -fn "xft:Monospace:size=14" -title 2048 \
+             -e /usr/games/2048 >"$STATE_DIR/urxvt.log" 2>&1 & ;;
+    *) log "TERMINAL=$term: xterm or urxvt"; exit 2 ;;
+  esac
+  remember $! "$term"
+  local id; id=$(wait_window 30 '^2048$') || { log "$term window (2048) did not appear"; exit 1; }
+  sleep 0.5; activate "$id"; log "text 2048 ($term) window $id"
 }
 
 web_files() {
@@ -468,7 +477,7 @@ cmd_stop() {
 cmd_stop_game() {
   [[ -f "$PIDS" ]] || return 0
   local names
-  case "${1:-}" in gnome) names="gnome-2048" ;; qt) names="2048-qt" ;; web) names="chromium http.server" ;; text) names="xterm" ;;
+  case "${1:-}" in gnome) names="gnome-2048" ;; qt) names="2048-qt" ;; web) names="chromium http.server" ;; text) names="xterm urxvt" ;;
     *) log "unknown game ${1:-}"; exit 2 ;; esac
   local keep="$PIDS.keep"; : > "$keep"
   while read -r pid name; do

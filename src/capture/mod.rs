@@ -189,25 +189,40 @@ impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
     }
 }
 
-/// Fraction (0.0..=1.0) of pure black (#000000) pixels in `region` of `image` (the whole image when
-/// `None`), sampled every 2nd pixel in both directions. Covered parts of a window capture as pure
-/// black under X without a compositor; the games never paint pure black on their boards.
+/// Side (pixels) of the pure black square a pixel must start for [`black_fraction`] to count
+/// it: a covering window is black in whole blocks, a game's black digits in strokes a few pixels
+/// wide (rxvt-unicode draws the text-mode game's 256 and 512 in black, strokes of 2 pixels at
+/// 14 pt).
+pub const SOLID_BLACK_PX: u32 = 12;
+
+/// Fraction (0.0..=1.0) of `region` of `image` (the whole image when `None`) that is solid pure
+/// black (#000000): the sampled pixels (every 2nd in both directions) that start a pure black
+/// square of [`SOLID_BLACK_PX`] (clipped to the region, sampled the same way). Covered parts of a
+/// window capture as pure black under X without a compositor; black text does not count.
 pub fn black_fraction(image: &image::RgbaImage, region: Option<Rect>) -> f64 {
     let r = Rect::within(image, region);
-    let (mut black, mut total) = (0u64, 0u64);
-    for y in (r.y as u32..r.y as u32 + r.height).step_by(2) {
-        for x in (r.x as u32..r.x as u32 + r.width).step_by(2) {
-            let p = image.get_pixel(x, y).0;
+    let (x_end, y_end) = (r.x as u32 + r.width, r.y as u32 + r.height);
+    let black = |x: u32, y: u32| image.get_pixel(x, y).0[..3] == [0, 0, 0];
+    let solid = |x: u32, y: u32| {
+        (y..(y + SOLID_BLACK_PX).min(y_end)).step_by(2).all(|yy| {
+            (x..(x + SOLID_BLACK_PX).min(x_end))
+                .step_by(2)
+                .all(|xx| black(xx, yy))
+        })
+    };
+    let (mut covered, mut total) = (0u64, 0u64);
+    for y in (r.y as u32..y_end).step_by(2) {
+        for x in (r.x as u32..x_end).step_by(2) {
             total += 1;
-            if p[0] == 0 && p[1] == 0 && p[2] == 0 {
-                black += 1;
+            if black(x, y) && solid(x, y) {
+                covered += 1;
             }
         }
     }
     if total == 0 {
         0.0
     } else {
-        black as f64 / total as f64
+        covered as f64 / total as f64
     }
 }
 
@@ -231,8 +246,8 @@ pub fn check_not_covered(
     Ok(())
 }
 
-/// Largest black fraction of a board region that is still trusted (0.2 %): anti-aliased text never
-/// reaches pure black in the three games; a covering window gives whole black blocks.
+/// Largest solid black fraction ([`black_fraction`]) of a board region that is still trusted
+/// (0.2 %): a covering window gives whole black blocks.
 pub const MAX_BLACK_FRACTION: f64 = 0.002;
 
 #[cfg(test)]
@@ -293,22 +308,57 @@ mod tests {
     }
 
     #[test]
-    fn black_fraction_counts_pure_black_only() {
-        let mut img = image::RgbaImage::from_pixel(10, 10, image::Rgba([1, 0, 0, 255]));
+    fn black_fraction_counts_solid_pure_black_only() {
+        let mut img = image::RgbaImage::from_pixel(40, 40, image::Rgba([1, 0, 0, 255]));
         assert_eq!(black_fraction(&img, None), 0.0);
-        for y in 0..10 {
-            for x in 0..4 {
+        for y in 0..40 {
+            for x in 0..16 {
                 img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
             }
         }
-        // sampled columns 0,2,4,6,8 -> 2 of 5 black
-        assert!((black_fraction(&img, None) - 0.4).abs() < 1e-9);
+        // sampled columns 0, 2, .., 38: the 12 px squares from columns 0, 2 and 4 stay in the
+        // black band (their samples end at 10, 12, 14), the one from 6 reaches red at 16;
+        // every row counts (squares near the bottom are clipped): 3 of 20 columns
+        assert!(
+            (black_fraction(&img, None) - 3.0 / 20.0).abs() < 1e-9,
+            "{}",
+            black_fraction(&img, None)
+        );
         let right = Rect {
-            x: 4,
+            x: 16,
             y: 0,
-            width: 6,
-            height: 10,
+            width: 24,
+            height: 40,
         };
         assert_eq!(black_fraction(&img, Some(right)), 0.0);
+    }
+
+    /// rxvt-unicode's text-mode 2048 draws its 256 and 512 in black
+    /// (tests/data/text-2048/urxvt-black-digits.png): pure black pixels are more than
+    /// [`MAX_BLACK_FRACTION`] of it, and none of them is solid, so the board is not covered.
+    #[test]
+    fn a_terminals_black_digits_are_not_a_covering_window() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/text-2048/urxvt-black-digits.png"
+        );
+        let img = image::open(path).unwrap().to_rgba8();
+        let pure = img.pixels().filter(|p| p.0[..3] == [0, 0, 0]).count();
+        assert!(pure as f64 > MAX_BLACK_FRACTION * f64::from(img.width() * img.height()));
+        assert_eq!(black_fraction(&img, None), 0.0);
+        assert!(check_not_covered(&img, None, MAX_BLACK_FRACTION).is_ok());
+    }
+
+    /// Black strokes two pixels wide (a terminal's black digits) are not a covering window.
+    #[test]
+    fn black_text_is_not_counted_as_covered() {
+        let mut img = image::RgbaImage::from_pixel(60, 60, image::Rgba([255, 0, 0, 255]));
+        for i in 10..50 {
+            for w in 0..2 {
+                img.put_pixel(20 + w, i, image::Rgba([0, 0, 0, 255]));
+                img.put_pixel(i, 30 + w, image::Rgba([0, 0, 0, 255]));
+            }
+        }
+        assert_eq!(black_fraction(&img, None), 0.0);
     }
 }

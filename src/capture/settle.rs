@@ -10,7 +10,7 @@
 //! 2. then captures back to back until the region has not changed for `quiet_ms` (default 100 ms),
 //!    up to `timeout_ms` (default 1500 ms) after that first wait (then `timed_out = true` with
 //!    the last frame); a region that never changed has been quiet since the first capture;
-//! 3. rejects a frame whose region is more than [`super::MAX_BLACK_FRACTION`] pure black
+//! 3. rejects a frame whose region is more than [`super::MAX_BLACK_FRACTION`] solid pure black
 //!    ([`CaptureError::Occluded`]).
 //!
 //! All times are measured on [`Frame::taken_at`], so a replay with a virtual clock settles with no
