@@ -3,8 +3,9 @@
 //!
 //! A semi-transparent layer of colour C and opacity a turns every colour x under it into
 //! `a·C + (1 − a)·x` ([`super::profile::Overlay`]): one affine map, the same slope `1 − a` on
-//! every channel. The board colour the profile knows (B) and the one the frame shows (B', found
-//! without a profile) fix C for each a, so one unknown is left: the opacity. It is taken as the
+//! every channel. The board colour the profile knows (B) and the one the frame shows (B', one of
+//! its most common colours in which a grid is found) fix C for each a, so one unknown is left:
+//! the opacity. It is taken as the
 //! one under which the most cells' backgrounds become colours of the profile (the empty cell or
 //! a tile), and the layer is kept only when most cells then match.
 use super::cells::ring_pixels;
@@ -24,7 +25,7 @@ const MIN_MATCHED_SHARE: f32 = 0.75;
 const RING_BITS: u32 = 5;
 
 /// The layer over the board of `grid` in `img` that makes `profile`'s colours the ones seen,
-/// given the board colour seen (`board_seen`, 8-bit sRGB, as found without a profile). Its
+/// given the board colour seen (`board_seen`, 8-bit sRGB, the colour `grid` is drawn in). Its
 /// status is [`OverlayStatus::GameOver`] until the cells are read (see [`status_under_layer`]).
 /// `None` when the profile has no board or empty-cell colour, or no opacity makes at least
 /// [`MIN_MATCHED_SHARE`] of the cells match (within the profile's cell tolerance).
