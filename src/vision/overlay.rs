@@ -37,6 +37,9 @@ pub(crate) fn infer(
 ) -> Option<Overlay> {
     let board = profile.board.as_ref()?.colour;
     profile.cells.as_ref()?;
+    if !shifted(profile, board_seen) {
+        return None;
+    }
     let seen: Vec<Rgb> = (0..grid.rows)
         .flat_map(|r| (0..grid.cols).map(move |c| (r, c)))
         .filter_map(|(r, c)| dominant(&ring_pixels(img, &grid.cell(r, c)), RING_BITS))
@@ -64,6 +67,9 @@ pub(crate) fn plausible_board(profile: &Profile, board_seen: Rgb, common: &[Rgb]
     let Some(board) = profile.board.as_ref().map(|b| b.colour) else {
         return false;
     };
+    if !shifted(profile, board_seen) {
+        return false;
+    }
     let others: Vec<Rgb> = common
         .iter()
         .copied()
@@ -74,6 +80,16 @@ pub(crate) fn plausible_board(profile: &Profile, board_seen: Rgb, common: &[Rgb]
     ALPHAS
         .filter_map(|percent| layer(board, board_seen, percent as f32 / 100.0))
         .any(|o| matched(&others, &known, &o, tol) >= 2)
+}
+
+/// Whether `board_seen` is further from the profile's board colour than twice its tolerance: a
+/// colour closer to it is the plain board (its own search looks for it), and a "layer" that
+/// leaves it there would read any frame with the profile's colours as covered.
+fn shifted(profile: &Profile, board_seen: Rgb) -> bool {
+    profile
+        .board
+        .as_ref()
+        .is_some_and(|b| board_seen.dist(b.colour) > b.tolerance.saturating_mul(2))
 }
 
 /// The layer of opacity `alpha` that turns `board` into `board_seen`; `None` when its colour
@@ -156,6 +172,16 @@ mod tests {
             )
         );
         assert!(plausible_board(&p, board, &[board, empty, two]));
+        let plain = Rgb([0x2f, 0x48, 0x58]);
+        let near = Rgb([0x33, 0x4b, 0x5a]);
+        assert!(
+            !plausible_board(
+                &p,
+                near,
+                &[near, Rgb([0x46, 0x63, 0x7a]), Rgb([0xd7, 0xee, 0xf5])]
+            ),
+            "a colour within twice the tolerance of {plain:?} is the plain board, not a layer"
+        );
         let red = Rgb([255, 0, 0]);
         let green = Rgb([0, 255, 0]);
         assert!(!plausible_board(&p, board, &[board, red, green]));
