@@ -214,7 +214,7 @@ pub fn black_fraction(image: &image::RgbaImage, region: Option<Rect>) -> f64 {
     for y in (r.y as u32..y_end).step_by(2) {
         for x in (r.x as u32..x_end).step_by(2) {
             total += 1;
-            if black(x, y) && solid(x, y) {
+            if solid(x, y) {
                 covered += 1;
             }
         }
