@@ -19,8 +19,11 @@
 //! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
 //!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
 //! - Values live in chunks of 2^14. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks
-//!   least recently used are dropped, as a transposition table replaces its entries, and
-//!   computed again if play meets them, at most once every [`EVICTION_INTERVAL`] decisions.
+//!   not used by the decision being made are packed (only their computed entries, with a
+//!   bitmap: a third of the memory or less), and if that is not enough the chunks least
+//!   recently used are dropped, as a transposition table replaces its entries, and computed
+//!   again if play meets them; at most once every [`EVICTION_INTERVAL`] decisions. The saved
+//!   values are loaded packed.
 //!   `sim --depth 3 --games 20 --seed 7` (BENCHMARKS.md): kept to 6 GB with no dropping,
 //!   32768 in 1 game; every value kept (18 GB), in 7; dropping, in 7 at 7.4 GB resident.
 //! - In a block of six, a free cell at Manhattan distance d from the anchor holds at most
@@ -86,13 +89,13 @@ const CHUNK_BITS: u32 = 14;
 /// Entries per chunk of a table's values (2^14), the unit the tables' file stores.
 pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
-/// Memory (bytes) the values of one process may take. Past it the chunks least recently used
-/// are dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed if play meets them again
-/// ([`MiddleTables::move_values`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
-/// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
+/// Memory (bytes) the values of one process may take. Past it the chunks are packed and then
+/// the least recently used dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed
+/// if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4
+/// passed 6 GB in its first ten games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
-/// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) an eviction leaves in use, in
+/// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) dropping chunks leaves in use, in
 /// quarters: 3 (three quarters).
 pub const EVICTION_TARGET: u64 = 3;
 
@@ -329,20 +332,107 @@ impl MiddleLayout {
     }
 }
 
-/// One middle-game table's values, computed when first asked for.
+/// Bytes of a chunk held whole: 2^14 stored words of 2 bytes.
+const CHUNK_BYTES: u64 = 2 * CHUNK_LEN as u64;
+
+/// Bytes of a packed chunk ([`PackedChunk`]) before its words: the bitmap (2,048) and the
+/// ranks (512).
+const PACKED_HEAD: u64 = (CHUNK_LEN / 8 + 2 * (CHUNK_LEN / 64)) as u64;
+
+/// The bytes a packed chunk of `stored` computed values takes.
+fn packed_bytes(stored: u64) -> u64 {
+    PACKED_HEAD + 2 * stored
+}
+
+/// A chunk's computed values without its empty entries, read only: a bitmap of the entries
+/// computed, the count set before each of its 64-bit words (a rank table, as in succinct
+/// bitvectors), and the computed entries' stored words in index order. A quarter of the chunk
+/// is computed on average (25.5 % over the 131,072 chunks of the saved middle-game file), so a
+/// packed chunk takes about 10.9 KB against 32 KB whole: the layout of the tables' file
+/// ([`super::middle_file`]) plus the ranks.
+#[derive(Debug)]
+struct PackedChunk {
+    /// Bit k % 64 of word k / 64 set when entry k is computed.
+    present: Box<[u64]>,
+    /// Entries computed before each word of `present`.
+    ranks: Box<[u16]>,
+    /// Each computed entry's stored word (1 + its value), in index order.
+    words: Box<[u16]>,
+}
+
+impl PackedChunk {
+    /// Packs a chunk's 2^14 stored words (0 for an entry not computed).
+    fn pack(words: impl ExactSizeIterator<Item = u16>) -> PackedChunk {
+        debug_assert_eq!(words.len(), CHUNK_LEN);
+        let mut present = vec![0u64; CHUNK_LEN / 64];
+        let mut stored = Vec::new();
+        for (k, w) in words.enumerate() {
+            if w != 0 {
+                present[k / 64] |= 1 << (k % 64);
+                stored.push(w);
+            }
+        }
+        let ranks = present
+            .iter()
+            .scan(0u16, |before, w| {
+                let r = *before;
+                *before += w.count_ones() as u16;
+                Some(r)
+            })
+            .collect();
+        PackedChunk {
+            present: present.into(),
+            ranks,
+            words: stored.into(),
+        }
+    }
+
+    /// The stored word of entry `offset` (0..2^14), `None` when it was not computed.
+    #[inline]
+    fn get(&self, offset: usize) -> Option<u16> {
+        let word = self.present[offset / 64];
+        let bit = 1u64 << (offset % 64);
+        if word & bit == 0 {
+            return None;
+        }
+        let rank = self.ranks[offset / 64] as usize + (word & (bit - 1)).count_ones() as usize;
+        Some(self.words[rank])
+    }
+
+    /// Every entry's stored word, 0 for an entry not computed.
+    fn unpacked(&self) -> impl Iterator<Item = u16> + '_ {
+        (0..CHUNK_LEN).map(|k| self.get(k).unwrap_or(0))
+    }
+
+    /// The memory it takes, bytes ([`packed_bytes`]).
+    fn bytes(&self) -> u64 {
+        packed_bytes(self.words.len() as u64)
+    }
+}
+
+/// One middle-game table's values, computed when first asked for. Each chunk is held whole
+/// (where values are written) or packed ([`PackedChunk`], read only), or both for a while: a
+/// packed chunk that needs a new value is unpacked whole and its packed copy dropped at the
+/// next [`MiddleTables::make_room`].
 #[derive(Debug)]
 struct LazyValues {
     chunks: Vec<OnceLock<Box<[AtomicU16]>>>,
+    /// Packed chunks, changed only under the tables' write lock.
+    packed: Vec<Option<PackedChunk>>,
     /// Each chunk's last use: the epoch ([`MiddleStats`]) of the decision that last read or
     /// wrote it, 0 for a chunk loaded from the tables' file and not used since.
     used: Vec<AtomicU32>,
 }
+
+/// Where a chunk is: `(last use, table, chunk number, held whole)`.
+type ChunkUse = (u32, usize, usize, bool);
 
 impl LazyValues {
     fn new(entries: u64) -> LazyValues {
         let n = entries.div_ceil(1 << CHUNK_BITS) as usize;
         LazyValues {
             chunks: (0..n).map(|_| OnceLock::new()).collect(),
+            packed: (0..n).map(|_| None).collect(),
             used: (0..n).map(|_| AtomicU32::new(0)).collect(),
         }
     }
@@ -352,77 +442,120 @@ impl LazyValues {
     #[inline]
     fn get(&self, index: u64, epoch: u32) -> Option<u16> {
         let number = (index >> CHUNK_BITS) as usize;
-        let chunk = self.chunks[number].get()?;
+        let offset = (index & ((1 << CHUNK_BITS) - 1)) as usize;
+        let word = match self.chunks[number].get() {
+            Some(chunk) => chunk[offset].load(Ordering::Relaxed),
+            None => self.packed[number].as_ref()?.get(offset)?,
+        };
         let used = &self.used[number];
         if used.load(Ordering::Relaxed) != epoch {
             used.store(epoch, Ordering::Relaxed);
         }
-        let v = chunk[(index & ((1 << CHUNK_BITS) - 1)) as usize].load(Ordering::Relaxed);
-        v.checked_sub(1)
+        word.checked_sub(1)
     }
 
-    /// The last-use epochs of the allocated chunks.
-    fn allocated_epochs(&self) -> impl Iterator<Item = u32> + '_ {
-        let allocated = self.chunks.iter().zip(&self.used);
-        allocated.filter_map(|(c, u)| c.get().map(|_| u.load(Ordering::Relaxed)))
+    /// Every chunk held whole or packed, with its last use, as `(last use, table, number, held
+    /// whole)` with `table` the given number.
+    fn uses(&self, table: usize) -> impl Iterator<Item = ChunkUse> + '_ {
+        let slots = self.chunks.iter().zip(&self.packed).zip(&self.used);
+        slots.enumerate().filter_map(move |(n, ((c, p), u))| {
+            let whole = c.get().is_some();
+            (whole || p.is_some()).then(|| (u.load(Ordering::Relaxed), table, n, whole))
+        })
     }
 
-    /// Drops every allocated chunk last used in epoch `last` or before, keeping its memory in
-    /// `spare`; the count dropped.
-    fn evict_used_until(&mut self, last: u32, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
-        let mut dropped = 0;
-        for (chunk, used) in self.chunks.iter_mut().zip(&self.used) {
-            if chunk.get().is_some() && used.load(Ordering::Relaxed) <= last {
-                spare.extend(chunk.take());
-                dropped += 1;
-            }
-        }
-        dropped
+    /// Drops the packed copies of chunks held whole (the whole one may hold more); the bytes
+    /// freed.
+    fn drop_stale_packed(&mut self) -> u64 {
+        let slots = self.chunks.iter().zip(self.packed.iter_mut());
+        let stale = slots.filter(|(c, p)| c.get().is_some() && p.is_some());
+        stale.map(|(_, p)| p.take().map_or(0, |p| p.bytes())).sum()
     }
 
-    /// The allocated chunks: each one's number and its stored words (value + 1, 0 when not
-    /// computed).
+    /// Packs chunk `number` held whole, keeping its memory in `spare`; the packed bytes.
+    fn pack(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
+        let Some(whole) = self.chunks[number].take() else {
+            return 0;
+        };
+        let packed = PackedChunk::pack(whole.iter().map(|w| w.load(Ordering::Relaxed)));
+        let bytes = packed.bytes();
+        self.packed[number] = Some(packed);
+        spare.push(whole);
+        bytes
+    }
+
+    /// Drops chunk `number`, whole (its memory kept in `spare`) or packed; the packed bytes
+    /// freed.
+    fn drop_chunk(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
+        spare.extend(self.chunks[number].take());
+        self.packed[number].take().map_or(0, |p| p.bytes())
+    }
+
+    /// The chunks held whole or packed: each one's number and its stored words (value + 1, 0
+    /// when not computed).
     fn chunks(&self) -> impl Iterator<Item = (u32, Vec<u16>)> + '_ {
-        self.chunks.iter().enumerate().filter_map(|(n, c)| {
-            let words = c.get()?.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+        let slots = self.chunks.iter().zip(&self.packed).enumerate();
+        slots.filter_map(|(n, (c, p))| {
+            let words = match (c.get(), p) {
+                (Some(c), _) => c.iter().map(|w| w.load(Ordering::Relaxed)).collect(),
+                (None, Some(p)) => p.unpacked().collect(),
+                (None, None) => return None,
+            };
             Some((n as u32, words))
         })
     }
 
-    /// Puts the stored words of chunk `number` (as [`LazyValues::chunks`] gives them); the
-    /// count of computed values in it, `None` when `number` is out of range, the chunk is there
-    /// already, or `words` is not a chunk's length (every u16 is a word: 0 or 1 + 0..=[`TOP`]).
-    fn put_chunk(&self, number: u32, words: &[u16]) -> Option<u64> {
-        let slot = self.chunks.get(number as usize)?;
-        if words.len() != CHUNK_LEN {
-            return None;
-        }
-        let chunk: Box<[AtomicU16]> = words.iter().map(|&w| AtomicU16::new(w)).collect();
-        slot.set(chunk).ok()?;
-        Some(words.iter().filter(|&&w| w != 0).count() as u64)
+    /// Chunks held whole or packed.
+    fn stored_chunks(&self) -> u64 {
+        let slots = self.chunks.iter().zip(&self.packed);
+        slots
+            .filter(|(c, p)| c.get().is_some() || p.is_some())
+            .count() as u64
     }
 
-    /// Stores `value` (0..=[`TOP`]) at `index`, allocating its chunk when it has none yet and
-    /// `stats` has room for one (counting it); `None` when it has not.
+    /// Puts the stored words of chunk `number` (as [`LazyValues::chunks`] gives them), packed;
+    /// the count of computed values in it, `None` when `number` is out of range, the chunk is
+    /// there already, or `words` is not a chunk's length (every u16 is a word: 0 or 1 +
+    /// 0..=[`TOP`]).
+    fn put_chunk(&mut self, number: u32, words: &[u16]) -> Option<u64> {
+        let n = number as usize;
+        let free = self.chunks.get(n)?.get().is_none() && self.packed[n].is_none();
+        if !free || words.len() != CHUNK_LEN {
+            return None;
+        }
+        let packed = PackedChunk::pack(words.iter().copied());
+        let stored = packed.words.len() as u64;
+        self.packed[n] = Some(packed);
+        Some(stored)
+    }
+
+    /// Stores `value` (0..=[`TOP`]) at `index`, holding its chunk whole (unpacking it, or
+    /// allocating it when it has none yet) when `stats` has room for one (counting it); `None`
+    /// when it has not.
     fn set(&self, index: u64, value: u16, stats: &MiddleStats) -> Option<()> {
         let number = (index >> CHUNK_BITS) as usize;
         let slot = &self.chunks[number];
         let chunk = match slot.get() {
             Some(c) => c,
             None => {
-                let mut spare = stats.spare().pop();
-                if spare.is_none() && stats.chunks.load(Ordering::Relaxed) >= stats.chunk_limit {
+                if !stats.has_room() {
                     return None;
                 }
+                let mut spare = stats.spare().pop();
+                let packed = self.packed[number].as_ref();
                 let mut fresh = false;
                 let c = slot.get_or_init(|| {
                     fresh = true;
+                    let mut words = packed.map(|p| p.unpacked());
+                    let mut next = || words.as_mut().map_or(0, |w| w.next().unwrap_or(0));
                     match spare.take() {
                         Some(chunk) => {
-                            chunk.iter().for_each(|w| w.store(0, Ordering::Relaxed));
+                            chunk
+                                .iter()
+                                .for_each(|w| w.store(next(), Ordering::Relaxed));
                             chunk
                         }
-                        None => (0..CHUNK_LEN).map(|_| AtomicU16::new(0)).collect(),
+                        None => (0..CHUNK_LEN).map(|_| AtomicU16::new(next())).collect(),
                     }
                 });
                 stats.spare().extend(spare);
@@ -458,20 +591,16 @@ impl MiddleTable {
         &self.layout
     }
 
-    /// Chunks of values allocated so far (2^14 values each).
+    /// Chunks of values stored so far (2^14 entries each), whole or packed.
     pub fn stored_chunks(&self) -> u64 {
-        self.values
-            .chunks
-            .iter()
-            .filter(|c| c.get().is_some())
-            .count() as u64
+        self.values.stored_chunks()
     }
 
     /// Positions whose values are stored (computed, or loaded from the tables' file).
     pub fn stored_positions(&self) -> u64 {
-        let chunks = self.values.chunks.iter().filter_map(|c| c.get());
+        let chunks = self.values.chunks();
         chunks
-            .map(|c| c.iter().filter(|w| w.load(Ordering::Relaxed) != 0).count() as u64)
+            .map(|(_, words)| words.iter().filter(|&&w| w != 0).count() as u64)
             .sum()
     }
 
@@ -486,10 +615,10 @@ impl MiddleTable {
         self.values.chunks()
     }
 
-    /// Puts a chunk read from the tables' file ([`MiddleTable::chunks`]'s words): the count of
-    /// computed values in it, `None` when the chunk is out of range, given twice, or not 2^14
-    /// words long.
-    pub fn put_chunk(&self, number: u32, words: &[u16]) -> Option<u64> {
+    /// Puts a chunk read from the tables' file ([`MiddleTable::chunks`]'s words), packed: the
+    /// count of computed values in it, `None` when the chunk is out of range, given twice, or
+    /// not 2^14 words long.
+    pub fn put_chunk(&mut self, number: u32, words: &[u16]) -> Option<u64> {
         self.values.put_chunk(number, words)
     }
 
@@ -556,17 +685,22 @@ impl MiddleTable {
 pub struct MiddleStats {
     /// Positions computed.
     pub computed: AtomicU64,
-    /// Chunks of 2^14 values allocated (2 bytes each).
+    /// Chunks of 2^14 values held whole (2 bytes each).
     pub chunks: AtomicU64,
-    /// Chunks dropped to make room ([`MiddleTables::move_values`]).
+    /// Bytes of the packed chunks ([`MiddleTables::make_room`]).
+    pub packed_bytes: AtomicU64,
+    /// Chunks packed to make room ([`MiddleTables::move_values`]).
+    pub packed: AtomicU64,
+    /// Chunks dropped to make room.
     pub evicted: AtomicU64,
     /// The decision being made: [`MiddleTables::move_values`] counts them from 1, and each
     /// chunk remembers the last one that used it.
     pub epoch: AtomicU32,
     /// The epoch of the last eviction.
     last_eviction: AtomicU32,
-    /// Chunks past which no new one is allocated (so no position outside them is computed).
-    chunk_limit: u64,
+    /// Bytes of values (chunks whole and packed) past which no chunk is allocated or unpacked
+    /// (so no position outside them is computed).
+    limit: u64,
     /// Chunks dropped and not used again yet: their memory is reused before any is allocated,
     /// so that the process's memory stays within the limit whatever the allocator keeps.
     spare: Mutex<Vec<Box<[AtomicU16]>>>,
@@ -585,13 +719,26 @@ impl MiddleStats {
         MiddleStats {
             computed: AtomicU64::new(0),
             chunks: AtomicU64::new(0),
+            packed_bytes: AtomicU64::new(0),
+            packed: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
             epoch: AtomicU32::new(1),
             // the first eviction is due at once
             last_eviction: AtomicU32::new(0u32.wrapping_sub(EVICTION_INTERVAL)),
-            chunk_limit: bytes / (2 * CHUNK_LEN as u64),
+            limit: bytes,
             spare: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Bytes of values in use: the chunks held whole and the packed ones.
+    fn in_use(&self) -> u64 {
+        let whole = self.chunks.load(Ordering::Relaxed) * CHUNK_BYTES;
+        whole + self.packed_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Whether one more chunk may be held whole within the limit.
+    fn has_room(&self) -> bool {
+        self.in_use().saturating_add(CHUNK_BYTES) <= self.limit
     }
 
     /// The chunks dropped and not used again yet.
@@ -652,7 +799,7 @@ impl MiddleTables {
 
     /// The same tables with another memory limit (bytes of computed values).
     pub fn with_memory_limit(mut self, bytes: u64) -> MiddleTables {
-        self.stats.chunk_limit = bytes / (2 * CHUNK_LEN as u64);
+        self.stats.limit = bytes;
         self
     }
 
@@ -673,17 +820,23 @@ impl MiddleTables {
         self.tables.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Counts `chunks` chunks holding `positions` values put from the tables' file.
+    /// Every table, to put the values of the tables' file ([`MiddleTable::put_chunk`]).
+    pub fn tables_mut(&mut self) -> &mut Vec<MiddleTable> {
+        self.tables.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts `chunks` packed chunks holding `positions` values put from the tables' file.
     pub fn count_loaded(&self, chunks: u64, positions: u64) {
-        self.stats.chunks.fetch_add(chunks, Ordering::Relaxed);
+        let bytes = chunks * PACKED_HEAD + 2 * positions;
+        self.stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
         self.stats.computed.fetch_add(positions, Ordering::Relaxed);
     }
 
-    /// The memory the values take, bytes: whole chunks of 2^14 values, 2 bytes each, in use
-    /// or dropped and kept for reuse.
+    /// The memory the values take, bytes: chunks held whole (2^14 values, 2 bytes each) in use
+    /// or dropped and kept for reuse, and packed chunks ([`PackedChunk`]: 2,560 bytes and 2 a
+    /// computed value).
     pub fn memory(&self) -> u64 {
-        let chunks = self.stats.chunks.load(Ordering::Relaxed) + self.stats.spare().len() as u64;
-        chunks * (2 << CHUNK_BITS)
+        self.stats.in_use() + self.stats.spare().len() as u64 * CHUNK_BYTES
     }
 
     /// The counters of what was computed so far.
@@ -740,32 +893,49 @@ impl MiddleTables {
         (best.map(|(v, _)| v), starved)
     }
 
-    /// Drops the chunks least recently used until [`EVICTION_TARGET`] quarters of the memory
-    /// limit are in use (never those of the decision being made); true when memory is below
-    /// the limit afterwards (another thread may have made the room).
+    /// Makes room, never touching the chunks of the decision being made: drops the packed
+    /// copies of chunks held whole, packs every other chunk held whole ([`PackedChunk`]: a
+    /// third of its memory or less; reads stay exact, a new value unpacks the chunk again),
+    /// then drops the chunks least recently used, whole or packed, until at most
+    /// [`EVICTION_TARGET`] quarters of the memory limit are in use. The whole chunks' memory is
+    /// kept for reuse as far as the limit leaves room for it. True when a chunk fits afterwards
+    /// (another thread may have made the room).
     fn make_room(&self) -> bool {
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
-        let limit = self.stats.chunk_limit;
-        let mut epochs: Vec<u32> = tables
-            .iter()
-            .flat_map(|t| t.values.allocated_epochs())
+        let stats = &self.stats;
+        let target = stats.limit / 4 * EVICTION_TARGET;
+        let stale: u64 = tables
+            .iter_mut()
+            .map(|t| t.values.drop_stale_packed())
+            .sum();
+        stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
+        let mut uses: Vec<ChunkUse> = (tables.iter().enumerate())
+            .flat_map(|(i, t)| t.values.uses(i))
             .collect();
-        let keep = (limit / 4 * EVICTION_TARGET) as usize;
-        if epochs.len() > keep {
-            let drop = epochs.len() - keep;
-            let (_, &mut last, _) = epochs.select_nth_unstable(drop - 1);
-            let now = self.stats.epoch.load(Ordering::Relaxed);
-            let last = last.min(now.saturating_sub(1));
-            let mut spare = self.stats.spare();
-            let dropped: u64 = tables
-                .iter_mut()
-                .map(|t| t.values.evict_used_until(last, &mut spare))
-                .sum();
-            self.stats.chunks.fetch_sub(dropped, Ordering::Relaxed);
-            self.stats.last_eviction.store(now, Ordering::Relaxed);
-            self.stats.evicted.fetch_add(dropped, Ordering::Relaxed);
+        uses.sort_unstable();
+        let now = stats.epoch.load(Ordering::Relaxed);
+        let old = uses.iter().take_while(|u| u.0 < now);
+        let mut spare = stats.spare();
+        for &(_, t, n, _) in old.clone().filter(|u| u.3) {
+            let bytes = tables[t].values.pack(n, &mut spare);
+            stats.chunks.fetch_sub(1, Ordering::Relaxed);
+            stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
+            stats.packed.fetch_add(1, Ordering::Relaxed);
         }
-        self.stats.chunks.load(Ordering::Relaxed) < limit
+        for &(_, t, n, _) in old {
+            if stats.in_use() <= target {
+                break;
+            }
+            let whole = tables[t].values.chunks[n].get().is_some();
+            let bytes = tables[t].values.drop_chunk(n, &mut spare);
+            stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
+            stats.packed_bytes.fetch_sub(bytes, Ordering::Relaxed);
+            stats.evicted.fetch_add(1, Ordering::Relaxed);
+        }
+        let room = stats.limit.saturating_sub(stats.in_use()) / CHUNK_BYTES;
+        spare.truncate(room as usize);
+        stats.last_eviction.store(now, Ordering::Relaxed);
+        stats.has_room()
     }
 
     /// The move values of `board` under `table` through symmetry `s` (`raw`: the board seen
@@ -1154,6 +1324,44 @@ mod tests {
         assert_eq!(tables.memory(), memory);
     }
 
+    /// A packed chunk gives every entry's stored word back: computed entries in runs, alone and
+    /// at both ends of the chunk and of a 64-bit word; its size is the bitmap, the ranks and
+    /// 2 bytes a computed entry.
+    #[test]
+    fn a_packed_chunk_reads_every_entry_as_stored() {
+        let computed =
+            |k: usize| k.is_multiple_of(7) || (100..300).contains(&k) || k >= CHUNK_LEN - 65;
+        let words: Vec<u16> = (0..CHUNK_LEN)
+            .map(|k| {
+                if computed(k) {
+                    (k % 65_535) as u16 + 1
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let packed = PackedChunk::pack(words.iter().copied());
+        for (k, &w) in words.iter().enumerate() {
+            assert_eq!(packed.get(k), (w != 0).then_some(w), "entry {k}");
+        }
+        assert!(packed.unpacked().eq(words.iter().copied()));
+        let stored = (0..CHUNK_LEN).filter(|&k| computed(k)).count() as u64;
+        assert_eq!(packed.bytes(), 2048 + 512 + 2 * stored);
+        let none = PackedChunk::pack(std::iter::repeat_n(0, CHUNK_LEN));
+        assert!((0..CHUNK_LEN).all(|k| none.get(k).is_none()));
+    }
+
+    /// The memory the values of `tables` take once packed: the bytes of a packed chunk of the
+    /// tables' file (`middle_file`: a 2,048-byte bitmap and 2 bytes a computed value) and 2 bytes of
+    /// rank for each 64 entries (512).
+    fn packed_size(tables: &MiddleTables) -> u64 {
+        let t = tables.tables();
+        let chunks = t.iter().flat_map(|t| t.chunks());
+        chunks
+            .map(|(_, w)| 2048 + 512 + 2 * w.iter().filter(|&&w| w != 0).count() as u64)
+            .sum()
+    }
+
     /// The tables of the block of four and two (4-2), goal 2^6, anchors (0,3) and (1,1) alone:
     /// small games, so that a test of the memory limit runs in a second.
     fn four_two_tables() -> MiddleTables {
@@ -1167,13 +1375,10 @@ mod tests {
         }
     }
 
-    /// Past the memory limit, the chunks least recently used are dropped to make room: a board
-    /// that needs more than the room left is still decided, with the values a process with no
-    /// limit gives it, and a board whose values were dropped is decided again as before once
-    /// [`EVICTION_INTERVAL`] decisions have passed (before, it is left to the search).
-    #[test]
-    fn past_the_memory_limit_the_chunks_least_recently_used_make_room() {
-        // a 64 at (1,1) below a 256 and at (0,3) beside a 512: 4-2 tables of two anchors
+    /// A 64 at (1,1) below a 256 and at (0,3) beside a 512 (4-2 tables of two anchors), and a
+    /// 64 at (0,3) beside a 512 with three free tiles: two boards whose values take 394 and 302
+    /// chunks whole.
+    fn two_boards() -> (Board, Board) {
         let first = Board::from_raw(raw([
             [12, 11, 10, 9],
             [8, 6, 1, 2],
@@ -1186,32 +1391,97 @@ mod tests {
             [0, 0, 1, 0],
             [0, 0, 0, 0],
         ]));
-        let alone = |b: Board| {
-            let t = four_two_tables();
-            let v = t.move_values(b).expect("covered");
-            (v, t.memory())
-        };
-        let ((first_values, first_memory), (second_values, second_memory)) =
-            (alone(first), alone(second));
-        // room for either board's values, not for both
-        let limit = first_memory.max(second_memory) * 4 / EVICTION_TARGET + 2 * CHUNK_LEN as u64;
+        (first, second)
+    }
+
+    /// A board's move values and the memory they take, whole and packed, in tables of their own.
+    fn alone(board: Board) -> ([Option<f32>; 4], u64, u64) {
+        let t = four_two_tables();
+        let v = t.move_values(board).expect("covered");
+        (v, t.memory(), packed_size(&t))
+    }
+
+    /// The positions computed so far.
+    fn computed(tables: &MiddleTables) -> u64 {
+        tables.stats().computed.load(Ordering::Relaxed)
+    }
+
+    /// Past the memory limit, the chunks not used by the decision being made are packed to
+    /// make room: a board that needs more than the room left is still decided, with the values
+    /// a process with no limit gives it, and the first board is decided again at once from its
+    /// packed values, nothing computed again.
+    #[test]
+    fn past_the_memory_limit_chunks_are_packed_to_make_room() {
+        let (first, second) = two_boards();
+        let (first_values, first_memory, first_packed) = alone(first);
+        let (second_values, second_memory, _) = alone(second);
+        assert!(
+            first_packed * 4 < first_memory,
+            "{first_packed} {first_memory}"
+        );
+        // room for either board's values, not for both whole
+        let limit = first_memory.max(second_memory) * 4 / EVICTION_TARGET + CHUNK_BYTES;
         assert!(limit < first_memory + second_memory, "{limit}");
         let tables = four_two_tables().with_memory_limit(limit);
         assert_eq!(tables.move_values(first), Some(first_values));
         assert_eq!(tables.move_values(second), Some(second_values));
-        assert!(tables.stats().evicted.load(Ordering::Relaxed) > 0);
+        let stats = tables.stats();
+        assert!(stats.packed.load(Ordering::Relaxed) > 0);
+        assert_eq!(stats.evicted.load(Ordering::Relaxed), 0);
         assert!(tables.memory() <= limit, "{} > {limit}", tables.memory());
-        // the first board's values were dropped: no second eviction before the interval
-        assert_eq!(tables.move_values(first), None);
-        let epoch = &tables.stats().epoch;
-        epoch.fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
+        let known = computed(&tables);
         assert_eq!(tables.move_values(first), Some(first_values));
-        // without eviction the second board finds no room and is left to the search
+        assert_eq!(computed(&tables), known, "read from the packed chunks");
+        // without eviction nothing is packed: the second board finds no room and is left to
+        // the search
         let keeping = four_two_tables()
             .with_memory_limit(limit)
             .without_eviction();
         assert_eq!(keeping.move_values(first), Some(first_values));
         assert_eq!(keeping.move_values(second), None);
+    }
+
+    /// When packing is not enough, the chunks least recently used are dropped: of two boards'
+    /// values, with room for the second's packed and not for both, the first's go; the second
+    /// board is still decided from its packed values, and the first is left to the search until
+    /// [`EVICTION_INTERVAL`] decisions have passed.
+    #[test]
+    fn past_the_memory_limit_the_chunks_least_recently_used_are_dropped() {
+        let (first, second) = two_boards();
+        let (first_values, _, first_packed) = alone(first);
+        let (second_values, _, second_packed) = alone(second);
+        let mut tables = four_two_tables();
+        assert_eq!(tables.move_values(first), Some(first_values));
+        assert_eq!(tables.move_values(second), Some(second_values));
+        // a quarter more than the second board's packed values, within three quarters
+        let target = second_packed + second_packed / 4;
+        assert!(target < first_packed + second_packed, "{target}");
+        tables.stats.limit = target / EVICTION_TARGET * 4;
+        tables.stats.epoch.fetch_add(1, Ordering::Relaxed);
+        assert!(tables.make_room());
+        let stats = tables.stats();
+        assert!(stats.evicted.load(Ordering::Relaxed) > 0);
+        assert!(stats.in_use() <= target, "{} > {target}", stats.in_use());
+        assert!(tables.memory() <= stats.limit);
+        let known = computed(&tables);
+        assert_eq!(tables.move_values(second), Some(second_values));
+        assert_eq!(
+            computed(&tables),
+            known,
+            "the second board's values were kept"
+        );
+        assert_eq!(
+            tables.move_values(first),
+            None,
+            "no eviction before the interval"
+        );
+        // given room again, its values are computed again, the same
+        tables.stats.limit = u64::MAX;
+        tables
+            .stats
+            .epoch
+            .fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
+        assert_eq!(tables.move_values(first), Some(first_values));
     }
 
     /// The value of a model position by plain recursive expectimax over the engine's moves with
