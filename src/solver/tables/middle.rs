@@ -92,7 +92,8 @@ pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 /// Memory (bytes) the values of one process may take. Past it the chunks are packed and then
 /// the least recently used dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed
 /// if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4
-/// passed 6 GB in its first ten games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
+/// passed 6 GB in its first ten games, and 20 games at depth 3 reached 18 GB with no limit;
+/// `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
 /// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) dropping chunks leaves in use, in
