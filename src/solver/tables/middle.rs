@@ -89,16 +89,20 @@ const CHUNK_BITS: u32 = 14;
 /// Entries per chunk of a table's values (2^14), the unit the tables' file stores.
 pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
-/// Memory (bytes) the values of one process may take. Past it the chunks are packed and then
-/// the least recently used dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed
-/// if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4
-/// passed 6 GB in its first ten games, and 20 games at depth 3 reached 18 GB with no limit;
-/// `play` must stay under 8 GB.
+/// Memory (bytes) the values of one process may take: [`WHOLE_SHARE`] of it for the chunks held
+/// whole (where new values are written), the rest for the packed ones. Past it the chunks are
+/// packed, the least recently used dropped, and recomputed if play meets them again
+/// ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4 passed 6 GB (whole) in its
+/// first ten games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under
+/// 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
-/// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) dropping chunks leaves in use, in
-/// quarters: 3 (three quarters).
-pub const EVICTION_TARGET: u64 = 3;
+/// The share of the memory limit ([`MIDDLE_MEMORY_LIMIT`] or another) for the chunks held whole,
+/// in use or kept for reuse, when chunks are packed and dropped to make room: a third. The
+/// saved values (1.4 GB packed) and about three times their count fit in the other two thirds.
+/// Keeping the two apart keeps the process's memory to the limit: whole chunks are reused,
+/// never freed, so the allocator has no holes of their size to fill with packed ones.
+pub const WHOLE_SHARE: (u64, u64) = (1, 3);
 
 /// Decisions ([`MiddleStats::epoch`]) between two evictions: in between, a board whose values
 /// find no room is left to the search, so that games whose values do not fit together do not
@@ -362,11 +366,12 @@ struct PackedChunk {
 }
 
 impl PackedChunk {
-    /// Packs a chunk's 2^14 stored words (0 for an entry not computed).
-    fn pack(words: impl ExactSizeIterator<Item = u16>) -> PackedChunk {
+    /// Packs a chunk's 2^14 stored words (0 for an entry not computed), read twice: to count
+    /// them (so that the words take one allocation of their size) and to pack them.
+    fn pack(words: impl ExactSizeIterator<Item = u16> + Clone) -> PackedChunk {
         debug_assert_eq!(words.len(), CHUNK_LEN);
         let mut present = vec![0u64; CHUNK_LEN / 64];
-        let mut stored = Vec::new();
+        let mut stored = Vec::with_capacity(words.clone().filter(|&w| w != 0).count());
         for (k, w) in words.enumerate() {
             if w != 0 {
                 present[k / 64] |= 1 << (k % 64);
@@ -386,6 +391,33 @@ impl PackedChunk {
             ranks,
             words: stored.into(),
         }
+    }
+
+    /// A chunk as the tables' file stores it: `bitmap` (2^14 / 8 bytes, bit k % 8 of byte k / 8
+    /// set when entry k is computed) and the computed entries' stored words in index order;
+    /// `None` when the lengths disagree or a word is 0 (which means "not computed").
+    fn from_bitmap(bitmap: &[u8], words: Box<[u16]>) -> Option<PackedChunk> {
+        if bitmap.len() != CHUNK_LEN / 8 || words.contains(&0) {
+            return None;
+        }
+        let present: Box<[u64]> = bitmap
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect();
+        let mut before = 0usize;
+        let ranks = present
+            .iter()
+            .map(|w| {
+                let r = before as u16;
+                before += w.count_ones() as usize;
+                r
+            })
+            .collect();
+        (before == words.len()).then_some(PackedChunk {
+            present,
+            ranks,
+            words,
+        })
     }
 
     /// The stored word of entry `offset` (0..2^14), `None` when it was not computed.
@@ -473,6 +505,18 @@ impl LazyValues {
         stale.map(|(_, p)| p.take().map_or(0, |p| p.bytes())).sum()
     }
 
+    /// The bytes chunk `number` takes packed (packing it when held whole), 0 when it has none.
+    fn packed_size(&self, number: usize) -> u64 {
+        match (self.chunks[number].get(), &self.packed[number]) {
+            (Some(c), _) => {
+                let stored = c.iter().filter(|w| w.load(Ordering::Relaxed) != 0).count();
+                packed_bytes(stored as u64)
+            }
+            (None, Some(p)) => p.bytes(),
+            (None, None) => 0,
+        }
+    }
+
     /// Packs chunk `number` held whole, keeping its memory in `spare`; the packed bytes.
     fn pack(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
         let Some(whole) = self.chunks[number].take() else {
@@ -514,20 +558,17 @@ impl LazyValues {
             .count() as u64
     }
 
-    /// Puts the stored words of chunk `number` (as [`LazyValues::chunks`] gives them), packed;
-    /// the count of computed values in it, `None` when `number` is out of range, the chunk is
-    /// there already, or `words` is not a chunk's length (every u16 is a word: 0 or 1 +
-    /// 0..=[`TOP`]).
-    fn put_chunk(&mut self, number: u32, words: &[u16]) -> Option<u64> {
+    /// Puts chunk `number` as the tables' file stores it ([`PackedChunk::from_bitmap`]), packed;
+    /// `None` when `number` is out of range, the chunk is there already, or the bitmap and the
+    /// words disagree.
+    fn put_chunk(&mut self, number: u32, bitmap: &[u8], words: Box<[u16]>) -> Option<()> {
         let n = number as usize;
         let free = self.chunks.get(n)?.get().is_none() && self.packed[n].is_none();
-        if !free || words.len() != CHUNK_LEN {
+        if !free {
             return None;
         }
-        let packed = PackedChunk::pack(words.iter().copied());
-        let stored = packed.words.len() as u64;
-        self.packed[n] = Some(packed);
-        Some(stored)
+        self.packed[n] = Some(PackedChunk::from_bitmap(bitmap, words)?);
+        Some(())
     }
 
     /// Stores `value` (0..=[`TOP`]) at `index`, holding its chunk whole (unpacking it, or
@@ -616,11 +657,13 @@ impl MiddleTable {
         self.values.chunks()
     }
 
-    /// Puts a chunk read from the tables' file ([`MiddleTable::chunks`]'s words), packed: the
-    /// count of computed values in it, `None` when the chunk is out of range, given twice, or
-    /// not 2^14 words long.
-    pub fn put_chunk(&mut self, number: u32, words: &[u16]) -> Option<u64> {
-        self.values.put_chunk(number, words)
+    /// Puts chunk `number` as the tables' file stores it, packed: `bitmap`, 2^14 / 8 bytes
+    /// with bit k % 8 of byte k / 8 set when entry k is computed, and each computed entry's
+    /// stored word (1 + its value in 65,534ths) in index order. `None` when the chunk is out of
+    /// range or given twice, the bitmap is not 2,048 bytes, its count of set bits is not the
+    /// count of words, or a word is 0.
+    pub fn put_chunk(&mut self, number: u32, bitmap: &[u8], words: Box<[u16]>) -> Option<()> {
+        self.values.put_chunk(number, bitmap, words)
     }
 
     /// The success probability (0..=1) of the model position `raw` (player to move), computing
@@ -699,9 +742,12 @@ pub struct MiddleStats {
     pub epoch: AtomicU32,
     /// The epoch of the last eviction.
     last_eviction: AtomicU32,
-    /// Bytes of values (chunks whole and packed) past which no chunk is allocated or unpacked
-    /// (so no position outside them is computed).
+    /// Bytes of values, whole and packed, the tables may take.
     limit: u64,
+    /// Bytes of the chunks held whole, in use or kept for reuse in `spare`, past which no chunk
+    /// is allocated (so no position outside them is computed): [`WHOLE_SHARE`] of `limit`
+    /// when chunks are packed, all of it when not.
+    whole_limit: u64,
     /// Chunks dropped and not used again yet: their memory is reused before any is allocated,
     /// so that the process's memory stays within the limit whatever the allocator keeps.
     spare: Mutex<Vec<Box<[AtomicU16]>>>,
@@ -715,7 +761,7 @@ impl Default for MiddleStats {
 }
 
 impl MiddleStats {
-    /// Nothing computed; at most `bytes` of chunks allocated.
+    /// Nothing computed; at most `bytes` of values, [`WHOLE_SHARE`] of it whole.
     pub fn with_memory_limit(bytes: u64) -> MiddleStats {
         MiddleStats {
             computed: AtomicU64::new(0),
@@ -727,6 +773,7 @@ impl MiddleStats {
             // the first eviction is due at once
             last_eviction: AtomicU32::new(0u32.wrapping_sub(EVICTION_INTERVAL)),
             limit: bytes,
+            whole_limit: whole_share(bytes),
             spare: Mutex::new(Vec::new()),
         }
     }
@@ -737,15 +784,28 @@ impl MiddleStats {
         whole + self.packed_bytes.load(Ordering::Relaxed)
     }
 
-    /// Whether one more chunk may be held whole within the limit.
+    /// Whether one more chunk may be held whole: a chunk kept for reuse, or room for a new one.
     fn has_room(&self) -> bool {
-        self.in_use().saturating_add(CHUNK_BYTES) <= self.limit
+        let spare = self.spare().len() as u64;
+        let whole = self.chunks.load(Ordering::Relaxed) + spare;
+        spare > 0 || (whole + 1) * CHUNK_BYTES <= self.whole_limit
+    }
+
+    /// Bytes the packed chunks may take.
+    fn packed_limit(&self) -> u64 {
+        self.limit.saturating_sub(self.whole_limit)
     }
 
     /// The chunks dropped and not used again yet.
     fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Box<[AtomicU16]>>> {
         self.spare.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// [`WHOLE_SHARE`] of `bytes`.
+fn whole_share(bytes: u64) -> u64 {
+    let (part, whole) = WHOLE_SHARE;
+    bytes / whole * part
 }
 
 /// Every middle-game table (each formation of [`MIDDLE_FORMATIONS`], each of its anchor cells,
@@ -795,12 +855,18 @@ impl MiddleTables {
     /// computed (for `tables build --set middle`, which saves them all).
     pub fn without_eviction(mut self) -> MiddleTables {
         self.evicts = false;
+        self.stats.whole_limit = self.stats.limit;
         self
     }
 
     /// The same tables with another memory limit (bytes of computed values).
     pub fn with_memory_limit(mut self, bytes: u64) -> MiddleTables {
         self.stats.limit = bytes;
+        self.stats.whole_limit = if self.evicts {
+            whole_share(bytes)
+        } else {
+            bytes
+        };
         self
     }
 
@@ -894,47 +960,51 @@ impl MiddleTables {
         (best.map(|(v, _)| v), starved)
     }
 
-    /// Makes room, never touching the chunks of the decision being made: drops the packed
-    /// copies of chunks held whole, packs every other chunk held whole ([`PackedChunk`]: a
-    /// third of its memory or less; reads stay exact, a new value unpacks the chunk again),
-    /// then drops the chunks least recently used, whole or packed, until at most
-    /// [`EVICTION_TARGET`] quarters of the memory limit are in use. The whole chunks' memory is
-    /// kept for reuse as far as the limit leaves room for it. True when a chunk fits afterwards
-    /// (another thread may have made the room).
+    /// Makes room for new values, never touching the chunks of the decision being made: drops
+    /// the packed copies of chunks held whole, then keeps every other chunk packed
+    /// ([`PackedChunk`]: a third of its memory or less; reads stay exact, a new value unpacks
+    /// the chunk again), the most recently used first, as far as the packed share of the limit
+    /// ([`WHOLE_SHARE`]) holds them, and drops the rest, as a transposition table replaces its
+    /// entries. The memory of the chunks held whole is kept for reuse, as far as the whole
+    /// share holds it. True when a chunk fits afterwards (another thread may have made the
+    /// room).
     fn make_room(&self) -> bool {
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         let stats = &self.stats;
-        let target = stats.limit / 4 * EVICTION_TARGET;
         let stale: u64 = tables
             .iter_mut()
             .map(|t| t.values.drop_stale_packed())
             .sum();
         stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
-        let mut uses: Vec<ChunkUse> = (tables.iter().enumerate())
-            .flat_map(|(i, t)| t.values.uses(i))
-            .collect();
-        uses.sort_unstable();
         let now = stats.epoch.load(Ordering::Relaxed);
-        let old = uses.iter().take_while(|u| u.0 < now);
+        let mut old: Vec<ChunkUse> = (tables.iter().enumerate())
+            .flat_map(|(i, t)| t.values.uses(i))
+            .filter(|u| u.0 < now)
+            .collect();
+        old.sort_unstable_by(|a, b| b.cmp(a));
         let mut spare = stats.spare();
-        for &(_, t, n, _) in old.clone().filter(|u| u.3) {
-            let bytes = tables[t].values.pack(n, &mut spare);
-            stats.chunks.fetch_sub(1, Ordering::Relaxed);
-            stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
-            stats.packed.fetch_add(1, Ordering::Relaxed);
-        }
-        for &(_, t, n, _) in old {
-            if stats.in_use() <= target {
-                break;
+        let mut room = stats.packed_limit();
+        for (_, t, n, whole) in old {
+            let values = &mut tables[t].values;
+            let bytes = values.packed_size(n);
+            if bytes <= room {
+                room -= bytes;
+                if whole {
+                    values.pack(n, &mut spare);
+                    stats.chunks.fetch_sub(1, Ordering::Relaxed);
+                    stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
+                    stats.packed.fetch_add(1, Ordering::Relaxed);
+                }
+            } else {
+                let freed = values.drop_chunk(n, &mut spare);
+                stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
+                stats.packed_bytes.fetch_sub(freed, Ordering::Relaxed);
+                stats.evicted.fetch_add(1, Ordering::Relaxed);
             }
-            let whole = tables[t].values.chunks[n].get().is_some();
-            let bytes = tables[t].values.drop_chunk(n, &mut spare);
-            stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
-            stats.packed_bytes.fetch_sub(bytes, Ordering::Relaxed);
-            stats.evicted.fetch_add(1, Ordering::Relaxed);
         }
-        let room = stats.limit.saturating_sub(stats.in_use()) / CHUNK_BYTES;
-        spare.truncate(room as usize);
+        let whole = stats.chunks.load(Ordering::Relaxed);
+        spare.truncate((stats.whole_limit / CHUNK_BYTES).saturating_sub(whole) as usize);
+        drop(spare);
         stats.last_eviction.store(now, Ordering::Relaxed);
         stats.has_room()
     }
@@ -1327,7 +1397,8 @@ mod tests {
 
     /// A packed chunk gives every entry's stored word back: computed entries in runs, alone and
     /// at both ends of the chunk and of a 64-bit word; its size is the bitmap, the ranks and
-    /// 2 bytes a computed entry.
+    /// 2 bytes a computed entry. Read from the file's layout, it is the same chunk; a bitmap
+    /// that counts another number of words, or a word of 0, is refused.
     #[test]
     fn a_packed_chunk_reads_every_entry_as_stored() {
         let computed =
@@ -1350,6 +1421,18 @@ mod tests {
         assert_eq!(packed.bytes(), 2048 + 512 + 2 * stored);
         let none = PackedChunk::pack(std::iter::repeat_n(0, CHUNK_LEN));
         assert!((0..CHUNK_LEN).all(|k| none.get(k).is_none()));
+        // the same chunk as the tables' file stores it: bit k % 8 of byte k / 8, then the words
+        let bitmap: Vec<u8> = (0..CHUNK_LEN / 8)
+            .map(|b| (0..8).fold(0u8, |byte, i| byte | u8::from(computed(8 * b + i)) << i))
+            .collect();
+        let stored_words: Vec<u16> = words.iter().copied().filter(|&w| w != 0).collect();
+        let read = PackedChunk::from_bitmap(&bitmap, stored_words.clone().into()).unwrap();
+        assert!(read.unpacked().eq(words.iter().copied()));
+        let short = stored_words[1..].to_vec().into();
+        assert!(PackedChunk::from_bitmap(&bitmap, short).is_none());
+        let mut zero = stored_words.clone();
+        zero[5] = 0;
+        assert!(PackedChunk::from_bitmap(&bitmap, zero.into()).is_none());
     }
 
     /// The memory the values of `tables` take once packed: the bytes of a packed chunk of the
@@ -1420,9 +1503,11 @@ mod tests {
             first_packed * 4 < first_memory,
             "{first_packed} {first_memory}"
         );
-        // room for either board's values, not for both whole
-        let limit = first_memory.max(second_memory) * 4 / EVICTION_TARGET + CHUNK_BYTES;
-        assert!(limit < first_memory + second_memory, "{limit}");
+        // room for either board's values whole, not for both
+        let whole = first_memory.max(second_memory) + CHUNK_BYTES;
+        assert!(whole < first_memory + second_memory, "{whole}");
+        let limit = whole / WHOLE_SHARE.0 * WHOLE_SHARE.1;
+        assert_eq!(whole_share(limit), whole);
         let tables = four_two_tables().with_memory_limit(limit);
         assert_eq!(tables.move_values(first), Some(first_values));
         assert_eq!(tables.move_values(second), Some(second_values));
@@ -1433,19 +1518,19 @@ mod tests {
         let known = computed(&tables);
         assert_eq!(tables.move_values(first), Some(first_values));
         assert_eq!(computed(&tables), known, "read from the packed chunks");
-        // without eviction nothing is packed: the second board finds no room and is left to
-        // the search
+        // without eviction nothing is packed and the limit is all whole: with the same room for
+        // whole chunks, the second board finds none and is left to the search
         let keeping = four_two_tables()
-            .with_memory_limit(limit)
+            .with_memory_limit(whole)
             .without_eviction();
         assert_eq!(keeping.move_values(first), Some(first_values));
         assert_eq!(keeping.move_values(second), None);
     }
 
     /// When packing is not enough, the chunks least recently used are dropped: of two boards'
-    /// values, with room for the second's packed and not for both, the first's go; the second
-    /// board is still decided from its packed values, and the first is left to the search until
-    /// [`EVICTION_INTERVAL`] decisions have passed.
+    /// values, with packed room for the second's and not for both, the first's go; the second
+    /// board is still decided from its packed values, and, with no room to compute it again,
+    /// the first is left to the search until [`EVICTION_INTERVAL`] decisions have passed.
     #[test]
     fn past_the_memory_limit_the_chunks_least_recently_used_are_dropped() {
         let (first, second) = two_boards();
@@ -1454,16 +1539,15 @@ mod tests {
         let mut tables = four_two_tables();
         assert_eq!(tables.move_values(first), Some(first_values));
         assert_eq!(tables.move_values(second), Some(second_values));
-        // a quarter more than the second board's packed values, within three quarters
-        let target = second_packed + second_packed / 4;
-        assert!(target < first_packed + second_packed, "{target}");
-        tables.stats.limit = target / EVICTION_TARGET * 4;
+        // packed room for the second board's values and a quarter more; none for whole chunks
+        let packed_room = second_packed + second_packed / 4;
+        assert!(packed_room < first_packed + second_packed, "{packed_room}");
+        (tables.stats.limit, tables.stats.whole_limit) = (packed_room, 0);
         tables.stats.epoch.fetch_add(1, Ordering::Relaxed);
-        assert!(tables.make_room());
+        assert!(!tables.make_room(), "no whole chunk fits");
         let stats = tables.stats();
         assert!(stats.evicted.load(Ordering::Relaxed) > 0);
-        assert!(stats.in_use() <= target, "{} > {target}", stats.in_use());
-        assert!(tables.memory() <= stats.limit);
+        assert!(tables.memory() <= packed_room, "{}", tables.memory());
         let known = computed(&tables);
         assert_eq!(tables.move_values(second), Some(second_values));
         assert_eq!(
@@ -1474,15 +1558,16 @@ mod tests {
         assert_eq!(
             tables.move_values(first),
             None,
-            "no eviction before the interval"
+            "no room, no eviction before the interval"
         );
         // given room again, its values are computed again, the same
-        tables.stats.limit = u64::MAX;
+        (tables.stats.limit, tables.stats.whole_limit) = (u64::MAX, u64::MAX);
         tables
             .stats
             .epoch
             .fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
         assert_eq!(tables.move_values(first), Some(first_values));
+        assert!(computed(&tables) > known);
     }
 
     /// The value of a model position by plain recursive expectimax over the engine's moves with

@@ -286,7 +286,6 @@ pub fn load_middle(path: &Path) -> Result<(MiddleTables, MiddleHeader), TableFil
     };
     let mut head = [0u8; CHUNK_HEAD];
     let mut bytes = vec![0u8; 2 * CHUNK_LEN];
-    let mut words = vec![0u16; CHUNK_LEN];
     let mut positions = 0u64;
     for (t, &count) in tables.tables_mut().iter_mut().zip(&counts) {
         for _ in 0..count {
@@ -302,21 +301,12 @@ pub fn load_middle(path: &Path) -> Result<(MiddleTables, MiddleHeader), TableFil
             let bytes = &mut bytes[..2 * stored];
             reader.read_exact(bytes).map_err(io)?;
             crc.update(bytes);
-            let mut next = bytes
+            let words = bytes
                 .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]));
-            for (k, w) in words.iter_mut().enumerate() {
-                *w = if bitmap[k / 8] >> (k % 8) & 1 == 1 {
-                    next.next().unwrap_or(0)
-                } else {
-                    0
-                };
-            }
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect();
             // a stored word of 0 would read as "not computed": a damaged file
-            if words.iter().filter(|&&w| w != 0).count() != stored {
-                return Err(corrupt());
-            }
-            if t.put_chunk(number, &words).is_none() {
+            if t.put_chunk(number, bitmap, words).is_none() {
                 return Err(corrupt());
             }
         }
