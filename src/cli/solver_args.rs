@@ -147,7 +147,7 @@ impl SolverArgs {
                 choice.endgame().map(|t| t.tables().len()),
             ),
             Evaluation::Heuristic(_) if self.eval == "auto" => format!(
-                "evaluation: heuristic (no tables built: `bot2048 tables build --set middle` computes the middle-game tables, the strongest with the endgame tables under them, in 2 to 11 minutes (1.2 to 1.4 GB on disk, 4.3 GB of memory); `bot2048 tables build` the endgame tables: {})",
+                "evaluation: heuristic (no tables built: `bot2048 tables build --set middle` computes the middle-game tables, the strongest with the endgame tables under them, in 2 to 11 minutes (1.2 to 1.4 GB on disk and in memory); `bot2048 tables build` the endgame tables: {})",
                 crate::solver::tables::build_cost(crate::solver::tables::TableSet::Small)
             ),
             e => format!("evaluation: {}", e.name()),

@@ -100,7 +100,7 @@ fn build_long_about() -> String {
          - `--set middle`: plays {MIDDLE_BUILD_GAMES} games at depth 3 (or `--games N`), \
          stopping once the values reach 4 GB; measured: 2 to 36 games (long games fill them \
          sooner), 2 to 10.5 minutes on a 2-core machine, 1.2 to 1.4 GB on disk (one file, \
-         middle.mtb), 4.3 GB in memory once loaded (about 20 s). Build both sets: \
+         middle.mtb), as much in memory once loaded (1.4 GB, packed; 8 s). Build both sets: \
          corner-middle plays with the endgame tables under the middle-game ones.\n\
          - {}; {SMALL_BUILD_TIME}.\n\
          - {}; not timed: it holds {times:.1} times the small set's positions.\n\n\
@@ -301,7 +301,7 @@ fn middle_status(dir: &Path, verify: bool) -> bool {
     let path = middle_file::middle_path(dir);
     if !path.exists() {
         println!(
-            "no middle-game tables in {} (run `bot2048 tables build --set middle`: 2 to 11 minutes, 1.2 to 1.4 GB on disk, 4.3 GB of memory)",
+            "no middle-game tables in {} (run `bot2048 tables build --set middle`: 2 to 11 minutes, 1.2 to 1.4 GB on disk and in memory)",
             dir.display()
         );
         return true;

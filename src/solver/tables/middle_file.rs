@@ -19,8 +19,9 @@
 //! | 4 | CRC-32 (IEEE) of every byte before it |
 //!
 //! Saving goes through [`crate::fsio::write_atomic`] (a crash leaves the old file or the whole
-//! new one). Only computed entries are stored (a fifth of a chunk's entries, in the games
-//! measured), so the file is about a third of the memory the values take. Loading checks the
+//! new one). Only computed entries are stored (a quarter of a chunk's entries, in the games
+//! measured), so the file is about a third of the memory the values take whole; they are
+//! loaded packed, as the file holds them, in about as much memory. Loading checks the
 //! size, the magic, the version, that the tables are this build's, and the checksum, and names
 //! the file and what to run when one fails.
 use super::file::TableFileError;
