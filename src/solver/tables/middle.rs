@@ -18,12 +18,13 @@
 //!   2^G beside it, the block's next tile begun.
 //! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
 //!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
-//! - Values live in chunks of 2^14. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks
-//!   not used by the decision being made are packed (only their computed entries, with a
-//!   bitmap: a third of the memory or less), and if that is not enough the chunks least
+//! - Values live in chunks of 2^14. The saved values are loaded packed (only their computed
+//!   entries, with a bitmap: a third of the memory or less) and unpacked when play computes a
+//!   new value in their chunk. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks least
 //!   recently used are dropped, as a transposition table replaces its entries, and computed
-//!   again if play meets them; at most once every [`EVICTION_INTERVAL`] decisions. The saved
-//!   values are loaded packed.
+//!   again if play meets them, at most once every [`EVICTION_INTERVAL`] decisions. (Packing
+//!   the chunks to make room, rather than dropping them, was measured and not kept: see
+//!   [`MiddleTables::make_room`].)
 //!   `sim --depth 3 --games 20 --seed 7` (BENCHMARKS.md): kept to 6 GB with no dropping,
 //!   32768 in 1 game; every value kept (18 GB), in 7; dropping, in 7 at 7.4 GB resident.
 //! - In a block of six, a free cell at Manhattan distance d from the anchor holds at most
@@ -89,20 +90,15 @@ const CHUNK_BITS: u32 = 14;
 /// Entries per chunk of a table's values (2^14), the unit the tables' file stores.
 pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
-/// Memory (bytes) the values of one process may take: [`WHOLE_SHARE`] of it for the chunks held
-/// whole (where new values are written), the rest for the packed ones. Past it the chunks are
-/// packed, the least recently used dropped, and recomputed if play meets them again
-/// ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4 passed 6 GB (whole) in its
-/// first ten games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under
-/// 8 GB.
+/// Memory (bytes) the values of one process may take. Past it the chunks least recently used
+/// are dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed if play meets them again
+/// ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
+/// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
-/// The share of the memory limit ([`MIDDLE_MEMORY_LIMIT`] or another) for the chunks held whole,
-/// in use or kept for reuse, when chunks are packed and dropped to make room: a third. The
-/// saved values (1.4 GB packed) and about three times their count fit in the other two thirds.
-/// Keeping the two apart keeps the process's memory to the limit: whole chunks are reused,
-/// never freed, so the allocator has no holes of their size to fill with packed ones.
-pub const WHOLE_SHARE: (u64, u64) = (1, 3);
+/// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) an eviction leaves in use, in
+/// quarters: 3 (three quarters).
+pub const EVICTION_TARGET: u64 = 3;
 
 /// Decisions ([`MiddleStats::epoch`]) between two evictions: in between, a board whose values
 /// find no room is left to the search, so that games whose values do not fit together do not
@@ -366,33 +362,6 @@ struct PackedChunk {
 }
 
 impl PackedChunk {
-    /// Packs a chunk's 2^14 stored words (0 for an entry not computed), read twice: to count
-    /// them (so that the words take one allocation of their size) and to pack them.
-    fn pack(words: impl ExactSizeIterator<Item = u16> + Clone) -> PackedChunk {
-        debug_assert_eq!(words.len(), CHUNK_LEN);
-        let mut present = vec![0u64; CHUNK_LEN / 64];
-        let mut stored = Vec::with_capacity(words.clone().filter(|&w| w != 0).count());
-        for (k, w) in words.enumerate() {
-            if w != 0 {
-                present[k / 64] |= 1 << (k % 64);
-                stored.push(w);
-            }
-        }
-        let ranks = present
-            .iter()
-            .scan(0u16, |before, w| {
-                let r = *before;
-                *before += w.count_ones() as u16;
-                Some(r)
-            })
-            .collect();
-        PackedChunk {
-            present: present.into(),
-            ranks,
-            words: stored.into(),
-        }
-    }
-
     /// A chunk as the tables' file stores it: `bitmap` (2^14 / 8 bytes, bit k % 8 of byte k / 8
     /// set when entry k is computed) and the computed entries' stored words in index order;
     /// `None` when the lengths disagree or a word is 0 (which means "not computed").
@@ -503,30 +472,6 @@ impl LazyValues {
         let slots = self.chunks.iter().zip(self.packed.iter_mut());
         let stale = slots.filter(|(c, p)| c.get().is_some() && p.is_some());
         stale.map(|(_, p)| p.take().map_or(0, |p| p.bytes())).sum()
-    }
-
-    /// The bytes chunk `number` takes packed (packing it when held whole), 0 when it has none.
-    fn packed_size(&self, number: usize) -> u64 {
-        match (self.chunks[number].get(), &self.packed[number]) {
-            (Some(c), _) => {
-                let stored = c.iter().filter(|w| w.load(Ordering::Relaxed) != 0).count();
-                packed_bytes(stored as u64)
-            }
-            (None, Some(p)) => p.bytes(),
-            (None, None) => 0,
-        }
-    }
-
-    /// Packs chunk `number` held whole, keeping its memory in `spare`; the packed bytes.
-    fn pack(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
-        let Some(whole) = self.chunks[number].take() else {
-            return 0;
-        };
-        let packed = PackedChunk::pack(whole.iter().map(|w| w.load(Ordering::Relaxed)));
-        let bytes = packed.bytes();
-        self.packed[number] = Some(packed);
-        spare.push(whole);
-        bytes
     }
 
     /// Drops chunk `number`, whole (its memory kept in `spare`) or packed; the packed bytes
@@ -731,23 +676,18 @@ pub struct MiddleStats {
     pub computed: AtomicU64,
     /// Chunks of 2^14 values held whole (2 bytes each).
     pub chunks: AtomicU64,
-    /// Bytes of the packed chunks ([`MiddleTables::make_room`]).
+    /// Bytes of the packed chunks (loaded from the tables' file).
     pub packed_bytes: AtomicU64,
-    /// Chunks packed to make room ([`MiddleTables::move_values`]).
-    pub packed: AtomicU64,
-    /// Chunks dropped to make room.
+    /// Chunks dropped to make room ([`MiddleTables::move_values`]).
     pub evicted: AtomicU64,
     /// The decision being made: [`MiddleTables::move_values`] counts them from 1, and each
     /// chunk remembers the last one that used it.
     pub epoch: AtomicU32,
     /// The epoch of the last eviction.
     last_eviction: AtomicU32,
-    /// Bytes of values, whole and packed, the tables may take.
+    /// Bytes of values (chunks whole, kept for reuse and packed) past which no chunk is
+    /// allocated (so no position outside them is computed).
     limit: u64,
-    /// Bytes of the chunks held whole, in use or kept for reuse in `spare`, past which no chunk
-    /// is allocated (so no position outside them is computed): [`WHOLE_SHARE`] of `limit`
-    /// when chunks are packed, all of it when not.
-    whole_limit: u64,
     /// Chunks dropped and not used again yet: their memory is reused before any is allocated,
     /// so that the process's memory stays within the limit whatever the allocator keeps.
     spare: Mutex<Vec<Box<[AtomicU16]>>>,
@@ -761,19 +701,17 @@ impl Default for MiddleStats {
 }
 
 impl MiddleStats {
-    /// Nothing computed; at most `bytes` of values, [`WHOLE_SHARE`] of it whole.
+    /// Nothing computed; at most `bytes` of values.
     pub fn with_memory_limit(bytes: u64) -> MiddleStats {
         MiddleStats {
             computed: AtomicU64::new(0),
             chunks: AtomicU64::new(0),
             packed_bytes: AtomicU64::new(0),
-            packed: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
             epoch: AtomicU32::new(1),
             // the first eviction is due at once
             last_eviction: AtomicU32::new(0u32.wrapping_sub(EVICTION_INTERVAL)),
             limit: bytes,
-            whole_limit: whole_share(bytes),
             spare: Mutex::new(Vec::new()),
         }
     }
@@ -787,25 +725,13 @@ impl MiddleStats {
     /// Whether one more chunk may be held whole: a chunk kept for reuse, or room for a new one.
     fn has_room(&self) -> bool {
         let spare = self.spare().len() as u64;
-        let whole = self.chunks.load(Ordering::Relaxed) + spare;
-        spare > 0 || (whole + 1) * CHUNK_BYTES <= self.whole_limit
-    }
-
-    /// Bytes the packed chunks may take.
-    fn packed_limit(&self) -> u64 {
-        self.limit.saturating_sub(self.whole_limit)
+        spare > 0 || self.in_use() + (spare + 1) * CHUNK_BYTES <= self.limit
     }
 
     /// The chunks dropped and not used again yet.
     fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Box<[AtomicU16]>>> {
         self.spare.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// [`WHOLE_SHARE`] of `bytes`.
-fn whole_share(bytes: u64) -> u64 {
-    let (part, whole) = WHOLE_SHARE;
-    bytes / whole * part
 }
 
 /// Every middle-game table (each formation of [`MIDDLE_FORMATIONS`], each of its anchor cells,
@@ -855,18 +781,12 @@ impl MiddleTables {
     /// computed (for `tables build --set middle`, which saves them all).
     pub fn without_eviction(mut self) -> MiddleTables {
         self.evicts = false;
-        self.stats.whole_limit = self.stats.limit;
         self
     }
 
     /// The same tables with another memory limit (bytes of computed values).
     pub fn with_memory_limit(mut self, bytes: u64) -> MiddleTables {
         self.stats.limit = bytes;
-        self.stats.whole_limit = if self.evicts {
-            whole_share(bytes)
-        } else {
-            bytes
-        };
         self
     }
 
@@ -960,14 +880,18 @@ impl MiddleTables {
         (best.map(|(v, _)| v), starved)
     }
 
-    /// Makes room for new values, never touching the chunks of the decision being made: drops
-    /// the packed copies of chunks held whole, then keeps every other chunk packed
-    /// ([`PackedChunk`]: a third of its memory or less; reads stay exact, a new value unpacks
-    /// the chunk again), the most recently used first, as far as the packed share of the limit
-    /// ([`WHOLE_SHARE`]) holds them, and drops the rest, as a transposition table replaces its
-    /// entries. The memory of the chunks held whole is kept for reuse, as far as the whole
-    /// share holds it. True when a chunk fits afterwards (another thread may have made the
-    /// room).
+    /// Drops the chunks least recently used, whole or packed, until [`EVICTION_TARGET`]
+    /// quarters of the memory limit are in use (with every other chunk last used in the same
+    /// decision as the last one dropped), never those of the decision being made, and the
+    /// packed copies of chunks held whole; the whole chunks' memory is kept for reuse. True
+    /// when a chunk fits afterwards (another thread may have made the room).
+    ///
+    /// Packing chunks here rather than dropping them was measured (`sim --depth 3 --games 20
+    /// --seed 7`, 2026-12-04) and not kept: every chunk in one budget, 32768 in 7 games as with
+    /// dropping and twice the speed, but 10.8 GB resident against the 6 GB limit (packing
+    /// allocates while the whole chunks are still held, and the allocator keeps the holes);
+    /// a third of the limit whole and the rest packed, 7.7 GB but 32768 in 1 and in 3 games
+    /// (every 2000 and every 100 decisions).
     fn make_room(&self) -> bool {
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         let stats = &self.stats;
@@ -981,29 +905,20 @@ impl MiddleTables {
             .flat_map(|(i, t)| t.values.uses(i))
             .filter(|u| u.0 < now)
             .collect();
-        old.sort_unstable_by(|a, b| b.cmp(a));
+        old.sort_unstable();
+        let target = stats.limit / 4 * EVICTION_TARGET;
         let mut spare = stats.spare();
-        let mut room = stats.packed_limit();
-        for (_, t, n, whole) in old {
-            let values = &mut tables[t].values;
-            let bytes = values.packed_size(n);
-            if bytes <= room {
-                room -= bytes;
-                if whole {
-                    values.pack(n, &mut spare);
-                    stats.chunks.fetch_sub(1, Ordering::Relaxed);
-                    stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
-                    stats.packed.fetch_add(1, Ordering::Relaxed);
-                }
-            } else {
-                let freed = values.drop_chunk(n, &mut spare);
-                stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
-                stats.packed_bytes.fetch_sub(freed, Ordering::Relaxed);
-                stats.evicted.fetch_add(1, Ordering::Relaxed);
+        let mut last = None;
+        for (used, t, n, whole) in old {
+            if stats.in_use() <= target && last != Some(used) {
+                break;
             }
+            last = Some(used);
+            let freed = tables[t].values.drop_chunk(n, &mut spare);
+            stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
+            stats.packed_bytes.fetch_sub(freed, Ordering::Relaxed);
+            stats.evicted.fetch_add(1, Ordering::Relaxed);
         }
-        let whole = stats.chunks.load(Ordering::Relaxed);
-        spare.truncate((stats.whole_limit / CHUNK_BYTES).saturating_sub(whole) as usize);
         drop(spare);
         stats.last_eviction.store(now, Ordering::Relaxed);
         stats.has_room()
@@ -1395,55 +1310,64 @@ mod tests {
         assert_eq!(tables.memory(), memory);
     }
 
-    /// A packed chunk gives every entry's stored word back: computed entries in runs, alone and
-    /// at both ends of the chunk and of a 64-bit word; its size is the bitmap, the ranks and
-    /// 2 bytes a computed entry. Read from the file's layout, it is the same chunk; a bitmap
-    /// that counts another number of words, or a word of 0, is refused.
+    /// A packed chunk, read from the layout of the tables' file (bit k % 8 of byte k / 8 set
+    /// when entry k is computed, then the computed entries' words), gives every entry's stored
+    /// word back: computed entries in runs, alone and at both ends of the chunk and of a 64-bit
+    /// word. Its size is the bitmap, the ranks and 2 bytes a computed entry; a bitmap that
+    /// counts another number of words, or a word of 0, is refused.
     #[test]
     fn a_packed_chunk_reads_every_entry_as_stored() {
         let computed =
             |k: usize| k.is_multiple_of(7) || (100..300).contains(&k) || k >= CHUNK_LEN - 65;
-        let words: Vec<u16> = (0..CHUNK_LEN)
-            .map(|k| {
-                if computed(k) {
-                    (k % 65_535) as u16 + 1
-                } else {
-                    0
-                }
-            })
-            .collect();
-        let packed = PackedChunk::pack(words.iter().copied());
-        for (k, &w) in words.iter().enumerate() {
-            assert_eq!(packed.get(k), (w != 0).then_some(w), "entry {k}");
-        }
-        assert!(packed.unpacked().eq(words.iter().copied()));
-        let stored = (0..CHUNK_LEN).filter(|&k| computed(k)).count() as u64;
-        assert_eq!(packed.bytes(), 2048 + 512 + 2 * stored);
-        let none = PackedChunk::pack(std::iter::repeat_n(0, CHUNK_LEN));
-        assert!((0..CHUNK_LEN).all(|k| none.get(k).is_none()));
-        // the same chunk as the tables' file stores it: bit k % 8 of byte k / 8, then the words
+        let word = |k: usize| {
+            if computed(k) {
+                (k % 65_535) as u16 + 1
+            } else {
+                0
+            }
+        };
         let bitmap: Vec<u8> = (0..CHUNK_LEN / 8)
             .map(|b| (0..8).fold(0u8, |byte, i| byte | u8::from(computed(8 * b + i)) << i))
             .collect();
-        let stored_words: Vec<u16> = words.iter().copied().filter(|&w| w != 0).collect();
-        let read = PackedChunk::from_bitmap(&bitmap, stored_words.clone().into()).unwrap();
-        assert!(read.unpacked().eq(words.iter().copied()));
-        let short = stored_words[1..].to_vec().into();
+        let stored: Vec<u16> = (0..CHUNK_LEN).filter(|&k| computed(k)).map(word).collect();
+        let packed = PackedChunk::from_bitmap(&bitmap, stored.clone().into()).unwrap();
+        for k in 0..CHUNK_LEN {
+            assert_eq!(packed.get(k), computed(k).then(|| word(k)), "entry {k}");
+        }
+        assert!(packed.unpacked().eq((0..CHUNK_LEN).map(word)));
+        assert_eq!(packed.bytes(), 2048 + 512 + 2 * stored.len() as u64);
+        let none = PackedChunk::from_bitmap(&[0; CHUNK_LEN / 8], Box::new([])).unwrap();
+        assert!((0..CHUNK_LEN).all(|k| none.get(k).is_none()));
+        let short = stored[1..].to_vec().into();
         assert!(PackedChunk::from_bitmap(&bitmap, short).is_none());
-        let mut zero = stored_words.clone();
+        let mut zero = stored.clone();
         zero[5] = 0;
         assert!(PackedChunk::from_bitmap(&bitmap, zero.into()).is_none());
     }
 
-    /// The memory the values of `tables` take once packed: the bytes of a packed chunk of the
-    /// tables' file (`middle_file`: a 2,048-byte bitmap and 2 bytes a computed value) and 2 bytes of
-    /// rank for each 64 entries (512).
-    fn packed_size(tables: &MiddleTables) -> u64 {
-        let t = tables.tables();
-        let chunks = t.iter().flat_map(|t| t.chunks());
-        chunks
-            .map(|(_, w)| 2048 + 512 + 2 * w.iter().filter(|&&w| w != 0).count() as u64)
-            .sum()
+    /// A new value in a packed chunk unpacks it whole: the packed values stay readable beside
+    /// the new one, counted as one chunk held whole, and the packed copy is dropped at the
+    /// next eviction.
+    #[test]
+    fn a_new_value_in_a_packed_chunk_unpacks_it() {
+        let mut values = LazyValues::new(2 * CHUNK_LEN as u64);
+        let mut bitmap = [0u8; CHUNK_LEN / 8];
+        bitmap[0] = 0b101; // entries 0 and 2
+        values.put_chunk(1, &bitmap, Box::new([7, 9])).unwrap();
+        let base = CHUNK_LEN as u64;
+        assert_eq!(values.get(base + 2, 1), Some(8));
+        assert_eq!(values.get(base + 1, 1), None);
+        let stats = MiddleStats::default();
+        values.set(base + 1, 41, &stats).unwrap();
+        assert_eq!(stats.chunks.load(Ordering::Relaxed), 1);
+        let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
+        assert_eq!(read, [Some(6), Some(41), Some(8)]);
+        assert_eq!(values.drop_stale_packed(), 2048 + 512 + 2 * 2);
+        assert_eq!(values.get(base + 2, 1), Some(8));
+        assert!(
+            values.put_chunk(1, &bitmap, Box::new([7, 9])).is_none(),
+            "there already"
+        );
     }
 
     /// The tables of the block of four and two (4-2), goal 2^6, anchors (0,3) and (1,1) alone:
@@ -1459,10 +1383,13 @@ mod tests {
         }
     }
 
-    /// A 64 at (1,1) below a 256 and at (0,3) beside a 512 (4-2 tables of two anchors), and a
-    /// 64 at (0,3) beside a 512 with three free tiles: two boards whose values take 394 and 302
-    /// chunks whole.
-    fn two_boards() -> (Board, Board) {
+    /// Past the memory limit, the chunks least recently used are dropped to make room: a board
+    /// that needs more than the room left is still decided, with the values a process with no
+    /// limit gives it, and a board whose values were dropped is decided again as before once
+    /// [`EVICTION_INTERVAL`] decisions have passed (before, it is left to the search).
+    #[test]
+    fn past_the_memory_limit_the_chunks_least_recently_used_make_room() {
+        // a 64 at (1,1) below a 256 and at (0,3) beside a 512: 4-2 tables of two anchors
         let first = Board::from_raw(raw([
             [12, 11, 10, 9],
             [8, 6, 1, 2],
@@ -1475,99 +1402,32 @@ mod tests {
             [0, 0, 1, 0],
             [0, 0, 0, 0],
         ]));
-        (first, second)
-    }
-
-    /// A board's move values and the memory they take, whole and packed, in tables of their own.
-    fn alone(board: Board) -> ([Option<f32>; 4], u64, u64) {
-        let t = four_two_tables();
-        let v = t.move_values(board).expect("covered");
-        (v, t.memory(), packed_size(&t))
-    }
-
-    /// The positions computed so far.
-    fn computed(tables: &MiddleTables) -> u64 {
-        tables.stats().computed.load(Ordering::Relaxed)
-    }
-
-    /// Past the memory limit, the chunks not used by the decision being made are packed to
-    /// make room: a board that needs more than the room left is still decided, with the values
-    /// a process with no limit gives it, and the first board is decided again at once from its
-    /// packed values, nothing computed again.
-    #[test]
-    fn past_the_memory_limit_chunks_are_packed_to_make_room() {
-        let (first, second) = two_boards();
-        let (first_values, first_memory, first_packed) = alone(first);
-        let (second_values, second_memory, _) = alone(second);
-        assert!(
-            first_packed * 4 < first_memory,
-            "{first_packed} {first_memory}"
-        );
-        // room for either board's values whole, not for both
-        let whole = first_memory.max(second_memory) + CHUNK_BYTES;
-        assert!(whole < first_memory + second_memory, "{whole}");
-        let limit = whole / WHOLE_SHARE.0 * WHOLE_SHARE.1;
-        assert_eq!(whole_share(limit), whole);
+        let alone = |b: Board| {
+            let t = four_two_tables();
+            let v = t.move_values(b).expect("covered");
+            (v, t.memory())
+        };
+        let ((first_values, first_memory), (second_values, second_memory)) =
+            (alone(first), alone(second));
+        // room for either board's values, not for both
+        let limit = first_memory.max(second_memory) * 4 / EVICTION_TARGET + CHUNK_BYTES;
+        assert!(limit < first_memory + second_memory, "{limit}");
         let tables = four_two_tables().with_memory_limit(limit);
         assert_eq!(tables.move_values(first), Some(first_values));
         assert_eq!(tables.move_values(second), Some(second_values));
-        let stats = tables.stats();
-        assert!(stats.packed.load(Ordering::Relaxed) > 0);
-        assert_eq!(stats.evicted.load(Ordering::Relaxed), 0);
+        assert!(tables.stats().evicted.load(Ordering::Relaxed) > 0);
         assert!(tables.memory() <= limit, "{} > {limit}", tables.memory());
-        let known = computed(&tables);
+        // the first board's values were dropped: no second eviction before the interval
+        assert_eq!(tables.move_values(first), None);
+        let epoch = &tables.stats().epoch;
+        epoch.fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
         assert_eq!(tables.move_values(first), Some(first_values));
-        assert_eq!(computed(&tables), known, "read from the packed chunks");
-        // without eviction nothing is packed and the limit is all whole: with the same room for
-        // whole chunks, the second board finds none and is left to the search
+        // without eviction the second board finds no room and is left to the search
         let keeping = four_two_tables()
-            .with_memory_limit(whole)
+            .with_memory_limit(limit)
             .without_eviction();
         assert_eq!(keeping.move_values(first), Some(first_values));
         assert_eq!(keeping.move_values(second), None);
-    }
-
-    /// When packing is not enough, the chunks least recently used are dropped: of two boards'
-    /// values, with packed room for the second's and not for both, the first's go; the second
-    /// board is still decided from its packed values, and, with no room to compute it again,
-    /// the first is left to the search until [`EVICTION_INTERVAL`] decisions have passed.
-    #[test]
-    fn past_the_memory_limit_the_chunks_least_recently_used_are_dropped() {
-        let (first, second) = two_boards();
-        let (first_values, _, first_packed) = alone(first);
-        let (second_values, _, second_packed) = alone(second);
-        let mut tables = four_two_tables();
-        assert_eq!(tables.move_values(first), Some(first_values));
-        assert_eq!(tables.move_values(second), Some(second_values));
-        // packed room for the second board's values and a quarter more; none for whole chunks
-        let packed_room = second_packed + second_packed / 4;
-        assert!(packed_room < first_packed + second_packed, "{packed_room}");
-        (tables.stats.limit, tables.stats.whole_limit) = (packed_room, 0);
-        tables.stats.epoch.fetch_add(1, Ordering::Relaxed);
-        assert!(!tables.make_room(), "no whole chunk fits");
-        let stats = tables.stats();
-        assert!(stats.evicted.load(Ordering::Relaxed) > 0);
-        assert!(tables.memory() <= packed_room, "{}", tables.memory());
-        let known = computed(&tables);
-        assert_eq!(tables.move_values(second), Some(second_values));
-        assert_eq!(
-            computed(&tables),
-            known,
-            "the second board's values were kept"
-        );
-        assert_eq!(
-            tables.move_values(first),
-            None,
-            "no room, no eviction before the interval"
-        );
-        // given room again, its values are computed again, the same
-        (tables.stats.limit, tables.stats.whole_limit) = (u64::MAX, u64::MAX);
-        tables
-            .stats
-            .epoch
-            .fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
-        assert_eq!(tables.move_values(first), Some(first_values));
-        assert!(computed(&tables) > known);
     }
 
     /// The value of a model position by plain recursive expectimax over the engine's moves with
