@@ -19,8 +19,8 @@
 //! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
 //!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
 //! - Values live in chunks of 2^14. The saved values are loaded packed (only their computed
-//!   entries, with a bitmap: a third of the memory or less) and unpacked when play computes a
-//!   new value in their chunk. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks least
+//!   entries, with a bitmap: a third of the memory or less), kept, and unpacked into a whole
+//!   chunk when play computes a new value in their chunk. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks least
 //!   recently used are dropped, as a transposition table replaces its entries, and computed
 //!   again if play meets them, at most once every [`EVICTION_INTERVAL`] decisions. (Packing
 //!   the chunks to make room, rather than dropping them, was measured and not kept: see
@@ -340,11 +340,6 @@ const CHUNK_BYTES: u64 = 2 * CHUNK_LEN as u64;
 /// ranks (512).
 const PACKED_HEAD: u64 = (CHUNK_LEN / 8 + 2 * (CHUNK_LEN / 64)) as u64;
 
-/// The bytes a packed chunk of `stored` computed values takes.
-fn packed_bytes(stored: u64) -> u64 {
-    PACKED_HEAD + 2 * stored
-}
-
 /// A chunk's computed values without its empty entries, read only: a bitmap of the entries
 /// computed, the count set before each of its 64-bit words (a rank table, as in succinct
 /// bitvectors), and the computed entries' stored words in index order. A quarter of the chunk
@@ -405,29 +400,25 @@ impl PackedChunk {
     fn unpacked(&self) -> impl Iterator<Item = u16> + '_ {
         (0..CHUNK_LEN).map(|k| self.get(k).unwrap_or(0))
     }
-
-    /// The memory it takes, bytes ([`packed_bytes`]).
-    fn bytes(&self) -> u64 {
-        packed_bytes(self.words.len() as u64)
-    }
 }
 
-/// One middle-game table's values, computed when first asked for. Each chunk is held whole
-/// (where values are written) or packed ([`PackedChunk`], read only), or both for a while: a
-/// packed chunk that needs a new value is unpacked whole and its packed copy dropped at the
-/// next [`MiddleTables::make_room`].
+/// One middle-game table's values, computed when first asked for. A chunk loaded from the
+/// tables' file is packed ([`PackedChunk`], read only) and stays so; a chunk where a value is
+/// written is held whole (a packed one unpacked into it). Reads look at the whole chunk first;
+/// when it is dropped to make room, the packed one answers again.
 #[derive(Debug)]
 struct LazyValues {
     chunks: Vec<OnceLock<Box<[AtomicU16]>>>,
-    /// Packed chunks, changed only under the tables' write lock.
+    /// Packed chunks, put only when the tables' file is loaded and never dropped: their memory
+    /// is allocated once, so that the allocator is left no holes among the whole chunks.
     packed: Vec<Option<PackedChunk>>,
     /// Each chunk's last use: the epoch ([`MiddleStats`]) of the decision that last read or
     /// wrote it, 0 for a chunk loaded from the tables' file and not used since.
     used: Vec<AtomicU32>,
 }
 
-/// Where a chunk is: `(last use, table, chunk number, held whole)`.
-type ChunkUse = (u32, usize, usize, bool);
+/// A chunk held whole: `(last use, table, chunk number)`.
+type ChunkUse = (u32, usize, usize);
 
 impl LazyValues {
     fn new(entries: u64) -> LazyValues {
@@ -456,29 +447,16 @@ impl LazyValues {
         word.checked_sub(1)
     }
 
-    /// Every chunk held whole or packed, with its last use, as `(last use, table, number, held
-    /// whole)` with `table` the given number.
+    /// Every chunk held whole, with its last use, as `(last use, table, number)` with `table`
+    /// the given number.
     fn uses(&self, table: usize) -> impl Iterator<Item = ChunkUse> + '_ {
-        let slots = self.chunks.iter().zip(&self.packed).zip(&self.used);
-        slots.enumerate().filter_map(move |(n, ((c, p), u))| {
-            let whole = c.get().is_some();
-            (whole || p.is_some()).then(|| (u.load(Ordering::Relaxed), table, n, whole))
-        })
+        let slots = self.chunks.iter().zip(&self.used).enumerate();
+        slots.filter_map(move |(n, (c, u))| c.get().map(|_| (u.load(Ordering::Relaxed), table, n)))
     }
 
-    /// Drops the packed copies of chunks held whole (the whole one may hold more); the bytes
-    /// freed.
-    fn drop_stale_packed(&mut self) -> u64 {
-        let slots = self.chunks.iter().zip(self.packed.iter_mut());
-        let stale = slots.filter(|(c, p)| c.get().is_some() && p.is_some());
-        stale.map(|(_, p)| p.take().map_or(0, |p| p.bytes())).sum()
-    }
-
-    /// Drops chunk `number`, whole (its memory kept in `spare`) or packed; the packed bytes
-    /// freed.
-    fn drop_chunk(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) -> u64 {
+    /// Drops chunk `number` held whole, keeping its memory in `spare` (a packed copy stays).
+    fn drop_chunk(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) {
         spare.extend(self.chunks[number].take());
-        self.packed[number].take().map_or(0, |p| p.bytes())
     }
 
     /// The chunks held whole or packed: each one's number and its stored words (value + 1, 0
@@ -676,7 +654,7 @@ pub struct MiddleStats {
     pub computed: AtomicU64,
     /// Chunks of 2^14 values held whole (2 bytes each).
     pub chunks: AtomicU64,
-    /// Bytes of the packed chunks (loaded from the tables' file).
+    /// Bytes of the packed chunks (loaded from the tables' file, kept).
     pub packed_bytes: AtomicU64,
     /// Chunks dropped to make room ([`MiddleTables::move_values`]).
     pub evicted: AtomicU64,
@@ -724,8 +702,7 @@ impl MiddleStats {
 
     /// Whether one more chunk may be held whole: a chunk kept for reuse, or room for a new one.
     fn has_room(&self) -> bool {
-        let spare = self.spare().len() as u64;
-        spare > 0 || self.in_use() + (spare + 1) * CHUNK_BYTES <= self.limit
+        !self.spare().is_empty() || self.in_use() + CHUNK_BYTES <= self.limit
     }
 
     /// The chunks dropped and not used again yet.
@@ -880,26 +857,23 @@ impl MiddleTables {
         (best.map(|(v, _)| v), starved)
     }
 
-    /// Drops the chunks least recently used, whole or packed, until [`EVICTION_TARGET`]
-    /// quarters of the memory limit are in use (with every other chunk last used in the same
-    /// decision as the last one dropped), never those of the decision being made, and the
-    /// packed copies of chunks held whole; the whole chunks' memory is kept for reuse. True
-    /// when a chunk fits afterwards (another thread may have made the room).
+    /// Drops the chunks held whole least recently used until [`EVICTION_TARGET`] quarters of the
+    /// memory limit are in use (with every other chunk last used in the same decision as the
+    /// last one dropped), never those of the decision being made, keeping their memory for
+    /// reuse; the packed values loaded from the tables' file stay (a dropped chunk's packed
+    /// copy answers again). True when a chunk fits afterwards (another thread may have made
+    /// the room).
     ///
     /// Packing chunks here rather than dropping them was measured (`sim --depth 3 --games 20
     /// --seed 7`, 2026-12-04) and not kept: every chunk in one budget, 32768 in 7 games as with
     /// dropping and twice the speed, but 10.8 GB resident against the 6 GB limit (packing
     /// allocates while the whole chunks are still held, and the allocator keeps the holes);
     /// a third of the limit whole and the rest packed, 7.7 GB but 32768 in 1 and in 3 games
-    /// (every 2000 and every 100 decisions).
+    /// (every 2000 and every 100 decisions). Dropping the loaded packed chunks too passed 8.8
+    /// GB: their freed memory is in holes too small for a whole chunk.
     fn make_room(&self) -> bool {
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         let stats = &self.stats;
-        let stale: u64 = tables
-            .iter_mut()
-            .map(|t| t.values.drop_stale_packed())
-            .sum();
-        stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
         let now = stats.epoch.load(Ordering::Relaxed);
         let mut old: Vec<ChunkUse> = (tables.iter().enumerate())
             .flat_map(|(i, t)| t.values.uses(i))
@@ -909,14 +883,13 @@ impl MiddleTables {
         let target = stats.limit / 4 * EVICTION_TARGET;
         let mut spare = stats.spare();
         let mut last = None;
-        for (used, t, n, whole) in old {
+        for (used, t, n) in old {
             if stats.in_use() <= target && last != Some(used) {
                 break;
             }
             last = Some(used);
-            let freed = tables[t].values.drop_chunk(n, &mut spare);
-            stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
-            stats.packed_bytes.fetch_sub(freed, Ordering::Relaxed);
+            tables[t].values.drop_chunk(n, &mut spare);
+            stats.chunks.fetch_sub(1, Ordering::Relaxed);
             stats.evicted.fetch_add(1, Ordering::Relaxed);
         }
         drop(spare);
@@ -1313,8 +1286,8 @@ mod tests {
     /// A packed chunk, read from the layout of the tables' file (bit k % 8 of byte k / 8 set
     /// when entry k is computed, then the computed entries' words), gives every entry's stored
     /// word back: computed entries in runs, alone and at both ends of the chunk and of a 64-bit
-    /// word. Its size is the bitmap, the ranks and 2 bytes a computed entry; a bitmap that
-    /// counts another number of words, or a word of 0, is refused.
+    /// word. A bitmap that counts another number of words, or a word of 0, is refused (its size
+    /// is checked with the tables' file: `middle_file`'s `save_then_load_gives_the_same_values`).
     #[test]
     fn a_packed_chunk_reads_every_entry_as_stored() {
         let computed =
@@ -1335,7 +1308,6 @@ mod tests {
             assert_eq!(packed.get(k), computed(k).then(|| word(k)), "entry {k}");
         }
         assert!(packed.unpacked().eq((0..CHUNK_LEN).map(word)));
-        assert_eq!(packed.bytes(), 2048 + 512 + 2 * stored.len() as u64);
         let none = PackedChunk::from_bitmap(&[0; CHUNK_LEN / 8], Box::new([])).unwrap();
         assert!((0..CHUNK_LEN).all(|k| none.get(k).is_none()));
         let short = stored[1..].to_vec().into();
@@ -1346,8 +1318,8 @@ mod tests {
     }
 
     /// A new value in a packed chunk unpacks it whole: the packed values stay readable beside
-    /// the new one, counted as one chunk held whole, and the packed copy is dropped at the
-    /// next eviction.
+    /// the new one, counted as one chunk held whole; dropped, the whole chunk leaves the
+    /// packed values to answer.
     #[test]
     fn a_new_value_in_a_packed_chunk_unpacks_it() {
         let mut values = LazyValues::new(2 * CHUNK_LEN as u64);
@@ -1362,8 +1334,9 @@ mod tests {
         assert_eq!(stats.chunks.load(Ordering::Relaxed), 1);
         let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
         assert_eq!(read, [Some(6), Some(41), Some(8)]);
-        assert_eq!(values.drop_stale_packed(), 2048 + 512 + 2 * 2);
-        assert_eq!(values.get(base + 2, 1), Some(8));
+        values.drop_chunk(1, &mut Vec::new());
+        let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
+        assert_eq!(read, [Some(6), None, Some(8)]);
         assert!(
             values.put_chunk(1, &bitmap, Box::new([7, 9])).is_none(),
             "there already"
