@@ -247,7 +247,7 @@ fn middle_note(
     };
     let middle = match tables.saved() {
         Some(h) => format!(
-            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB, computed in {} games, from {}); positions not met before are computed as play meets them, in {limit} GB at most (past it the values least recently used are dropped)",
+            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB packed, computed in {} games, from {}); positions not met before are computed as play meets them, in the rest of {limit} GB (past it the new values least recently used are dropped)",
             h.positions,
             tables.memory() as f64 / 1e9,
             h.games,
