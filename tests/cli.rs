@@ -290,6 +290,94 @@ fn sim_compare_prints_one_table_with_each_budget() {
     );
 }
 
+/// `sim --games-out` writes one line of JSON a game: its final board, its largest tile (the
+/// board's, and the last one it reached), and a score that the board's tiles bound (a tile of
+/// 2^k made of 2s scores (k - 1) 2^k, of 4s (k - 2) 2^k: merges keep the tiles' sum); the lines'
+/// scores average to the summary's. An existing file is refused (exit 2) and kept, and
+/// `--force` with no file to replace is refused.
+#[test]
+fn sim_games_out_writes_each_game_and_refuses_an_existing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.jsonl");
+    let run = |extra: &[&str]| {
+        bot2048()
+            .args(["sim", "--games", "3", "--depth", "1", "--eval", "heuristic"])
+            .args(["--seed", "5", "--json", "--games-out"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let res = run(&[]);
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&res.stdout).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    let mut scores = 0;
+    for game in &lines {
+        assert_eq!(game["solver"], "expectimax");
+        assert_eq!(game["end"], "game_over");
+        let tiles: Vec<u64> = game["board"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|row| row.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()))
+            .collect();
+        assert_eq!(tiles.len(), 16);
+        assert!(tiles
+            .iter()
+            .all(|&t| t == 0 || t.is_power_of_two() && t >= 2));
+        let top = *tiles.iter().max().unwrap();
+        assert_eq!(game["max_tile"].as_u64(), Some(top));
+        let reached = game["first_reached"].as_object().unwrap();
+        let last = reached.keys().map(|k| k.parse::<u64>().unwrap()).max();
+        assert_eq!(last, Some(top));
+        let moves = game["moves"].as_u64().unwrap();
+        assert!(reached.values().all(|m| m.as_u64().unwrap() <= moves));
+        let made = |less: u32| -> u64 {
+            let k = |t: u64| t.trailing_zeros();
+            tiles
+                .iter()
+                .filter(|&&t| t > 2)
+                .map(|&t| u64::from(k(t).saturating_sub(less)) * t)
+                .sum()
+        };
+        let score = game["score"].as_u64().unwrap();
+        assert!(made(2) <= score && score <= made(1), "{score}: {tiles:?}");
+        scores += score;
+    }
+    assert_eq!(summary["avg_score"].as_f64(), Some(scores as f64 / 3.0));
+    // an existing file is refused before any game, and kept
+    let start = Instant::now();
+    let res = run(&[]);
+    assert_eq!(res.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("already exists") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    // --force replaces it: the same seeds give the same games
+    let res = run(&["--force"]);
+    assert!(res.status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    let res = bot2048()
+        .args(["sim", "--games", "1", "--depth", "0", "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("--games-out"));
+}
+
 #[test]
 fn sim_refuses_an_existing_or_non_png_out_before_playing() {
     let dir = tempfile::tempdir().unwrap();

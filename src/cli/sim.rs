@@ -100,8 +100,17 @@ pub struct SimArgs {
     /// A new file: an existing one is refused unless --force.
     #[arg(long, value_name = "CHART.png")]
     pub out: Option<PathBuf>,
-    /// Let --out replace an existing file.
-    #[arg(long, requires = "out")]
+    /// Write each game, as it ends, as one line of JSON into this file.
+    ///
+    /// A line holds the solver, the game's seed, its score, largest tile, moves and how it
+    /// ended, the final board's rows, the move at which each largest tile first stood on the
+    /// board, and the share of moves a table decided: which boards end the games, and when. The
+    /// lines are written as the games end, so a run stopped early keeps its finished games. A
+    /// new file: an existing one is refused unless --force.
+    #[arg(long, value_name = "GAMES.jsonl")]
+    pub games_out: Option<PathBuf>,
+    /// Let --out and --games-out replace existing files.
+    #[arg(long)]
     pub force: bool,
     /// The games' spawn rule: `classic` or `twos-only`.
     ///
@@ -128,6 +137,15 @@ pub struct SimArgs {
 /// is not a new `.png` in an existing folder (or an existing one without `--force`). After: a
 /// solver's error, or a chart that cannot be written.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
+    if args.force && args.out.is_none() && args.games_out.is_none() {
+        return Err(UsageError(
+            "--force replaces the file of --out or --games-out: give one".into(),
+        )
+        .into());
+    }
+    if let Some(path) = &args.games_out {
+        check_games_out(path, args.force)?;
+    }
     // every check before the first game is about the arguments: a usage error (exit 2)
     // (but a network or table file that cannot be loaded is a bad file: exit 1)
     let (config, entrants) = plan(&args).map_err(|e| {
@@ -143,6 +161,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             UsageError(format!("{e:#}")).into()
         }
     })?;
+    let games_out = match &args.games_out {
+        Some(path) => Some(Mutex::new(open_games_out(path, args.force)?)),
+        None => None,
+    };
     let total = config.games as u64 * entrants.len() as u64;
     let terminal = std::io::stderr().is_terminal();
     let bar = if terminal {
@@ -160,6 +182,13 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         bar.inc(1);
         bar.set_message(format!("{solver}: last {} ({} moves)", r.max_tile, r.moves));
         log.game_done(solver, r);
+        if let Some(file) = &games_out {
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            if let Err(e) = write_game_line(&mut *file, solver, r) {
+                // the run goes on: its summary is still printed; the file says where it stopped
+                eprintln!("sim: cannot write a game to --games-out: {e}");
+            }
+        }
     };
     let comparison = std::thread::scope(|scope| {
         if !terminal {
@@ -188,6 +217,67 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         eprintln!("sim: chart written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses `--games-out` before anything else runs: a file that exists without `force`, or a
+/// folder that does not exist (usage errors, exit 2).
+fn check_games_out(path: &std::path::Path, force: bool) -> anyhow::Result<()> {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if folder.is_some_and(|f| !f.is_dir()) {
+        return Err(UsageError(format!(
+            "--games-out {}: its folder does not exist",
+            path.display()
+        ))
+        .into());
+    }
+    if !force && path.exists() {
+        return Err(UsageError(format!(
+            "--games-out {} already exists (--force replaces it)",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Opens `--games-out`'s file before any game: a new file, or with `force` an existing one
+/// emptied.
+///
+/// # Errors
+/// A usage error (exit 2) when the file exists without `force` (made meanwhile: it was checked
+/// first, [`check_games_out`]) or its folder does not exist; the I/O error, named, when it
+/// cannot be created.
+fn open_games_out(
+    path: &std::path::Path,
+    force: bool,
+) -> anyhow::Result<std::io::LineWriter<std::fs::File>> {
+    check_games_out(path, force)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    match options.open(path) {
+        Ok(file) => Ok(std::io::LineWriter::new(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(UsageError(format!(
+            "--games-out {} already exists (--force replaces it)",
+            path.display()
+        ))
+        .into()),
+        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+    }
+}
+
+/// Writes game `r` of `solver` as one line of JSON ([`GameResult::line`]).
+fn write_game_line(
+    file: &mut impl std::io::Write,
+    solver: &str,
+    r: &GameResult,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *file, &r.line(solver))?;
+    file.write_all(b"\n")
 }
 
 /// Seconds between two progress lines when stderr is not a terminal (a log file, a pipe), where

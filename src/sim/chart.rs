@@ -754,7 +754,7 @@ fn reach_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Shape;
+    use crate::engine::{AnyBoard, Shape};
     use crate::sim::{summarize, GameEnd, GameResult};
 
     #[test]
@@ -788,6 +788,8 @@ mod tests {
             end: GameEnd::GameOver,
             decision_ms: vec![0.5; 100],
             exact_decisions: 0,
+            final_board: AnyBoard::empty(Shape::FOUR),
+            first_reached: Vec::new(),
         }
     }
 

@@ -98,6 +98,51 @@ pub struct GameResult {
     pub decision_ms: Vec<f64>,
     /// Decisions the evaluation made outright (an endgame table covered the board).
     pub exact_decisions: u32,
+    /// The board when the game ended.
+    pub final_board: AnyBoard,
+    /// Each largest tile the game made, in order, with the number of moves played when it
+    /// first stood on the board: `(tile value, moves)`.
+    pub first_reached: Vec<(u64, u32)>,
+}
+
+/// One game as `sim --games-out` writes it, a line of JSON.
+#[derive(Debug, Serialize)]
+pub struct GameLine<'a> {
+    /// The solver's name in the run (`expectimax`, `expectimax/ntuple`).
+    pub solver: &'a str,
+    /// The game's seed ([`game_seed`]).
+    pub seed: u64,
+    /// Final score, points.
+    pub score: u64,
+    /// Largest tile at the end (value).
+    pub max_tile: u64,
+    /// Moves played.
+    pub moves: u32,
+    /// How it ended.
+    pub end: GameEnd,
+    /// The final board's tile values, row by row from the top, 0 for an empty cell.
+    pub board: Vec<Vec<u64>>,
+    /// The move count when each tile value (a key) first stood on the board as its largest.
+    pub first_reached: BTreeMap<u64, u32>,
+    /// Share of the game's decisions an endgame or middle-game table made outright, 0..=1.
+    pub table_share: f64,
+}
+
+impl GameResult {
+    /// The game as `sim --games-out` writes it, played by `solver`.
+    pub fn line<'a>(&self, solver: &'a str) -> GameLine<'a> {
+        GameLine {
+            solver,
+            seed: self.seed,
+            score: self.score,
+            max_tile: self.max_tile,
+            moves: self.moves,
+            end: self.end,
+            board: self.final_board.rows(),
+            first_reached: self.first_reached.iter().copied().collect(),
+            table_share: f64::from(self.exact_decisions) / f64::from(self.moves.max(1)),
+        }
+    }
 }
 
 /// Plays one game of `config`'s shape, rule, goal and move limit from `seed` with `solver`.
@@ -119,7 +164,12 @@ pub fn play_game(
     }
     let mut decision_ms = Vec::new();
     let mut exact_decisions = 0;
+    let mut first_reached = vec![(game.board().max_value(), 0)];
     let end = loop {
+        let top = game.board().max_value();
+        if first_reached.last().is_some_and(|&(t, _)| top > t) {
+            first_reached.push((top, game.moves()));
+        }
         if game.is_won() {
             break GameEnd::Won;
         }
@@ -161,6 +211,8 @@ pub fn play_game(
         end,
         decision_ms,
         exact_decisions,
+        final_board: game.board(),
+        first_reached,
     })
 }
 
@@ -319,6 +371,8 @@ mod tests {
             end,
             decision_ms: vec![1.0],
             exact_decisions: 0,
+            final_board: AnyBoard::empty(Shape::FOUR),
+            first_reached: Vec::new(),
         }
     }
 
