@@ -247,7 +247,7 @@ fn middle_note(
     };
     let middle = match tables.saved() {
         Some(h) => format!(
-            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB packed, computed in {} games, from {}); positions not met before are computed as play meets them, in the rest of {limit} GB (past it the new values least recently used are dropped)",
+            "evaluation: {name}: the middle-game tables on 4x4 boards ({} positions, {:.2} GB packed, computed in {} games, from {}); positions not met before are computed as play meets them, in the rest of {limit} GB (past it the values not in use are packed, then the least recently used dropped)",
             h.positions,
             tables.memory() as f64 / 1e9,
             h.games,
@@ -256,7 +256,7 @@ fn middle_note(
                 .display()
         ),
         None => format!(
-            "evaluation: {name}: the middle-game tables on 4x4 boards, none saved: positions are computed as play meets them (in {limit} GB at most, the least recently used dropped past it; a new one can take seconds); `bot2048 tables build --set middle` computes them once"
+            "evaluation: {name}: the middle-game tables on 4x4 boards, none saved: positions are computed as play meets them (in {limit} GB at most: past it the values not in use are packed, then the least recently used dropped; a new one can take seconds); `bot2048 tables build --set middle` computes them once"
         ),
     };
     middle + &endgame

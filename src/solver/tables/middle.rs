@@ -18,15 +18,16 @@
 //!   2^G beside it, the block's next tile begun.
 //! - The values computed are kept in the tables folder by `bot2048 tables build --set middle`
 //!   ([`super::middle_file`]) and loaded by every later run ([`shared_middle`]).
-//! - Values live in chunks of 2^14. The saved values are loaded packed (only their computed
-//!   entries, with a bitmap: a third of the memory or less), kept, and unpacked into a whole
-//!   chunk when play computes a new value in their chunk. Past the memory limit ([`MIDDLE_MEMORY_LIMIT`]) the chunks least
-//!   recently used are dropped, as a transposition table replaces its entries, and computed
-//!   again if play meets them, at most once every [`EVICTION_INTERVAL`] decisions. (Packing
-//!   the chunks to make room, rather than dropping them, was measured and not kept: see
-//!   [`MiddleTables::make_room`].)
+//! - Values live in chunks of 2^14, held whole where values are written and packed elsewhere
+//!   (only their computed entries, with a bitmap: a third of the memory or less; the saved
+//!   values are loaded packed). Past the memory limit ([`MIDDLE_MEMORY_LIMIT`], or less when
+//!   the process nears its resident cap, [`MIDDLE_RESIDENT_CAP`]) the chunks not used by the
+//!   decision being made are packed, and if that is not enough the chunks least recently used
+//!   are dropped, as a transposition table replaces its entries, and computed again if play
+//!   meets them; at most once every [`EVICTION_INTERVAL`] decisions ([`MiddleTables::make_room`]).
 //!   `sim --depth 3 --games 20 --seed 7` (BENCHMARKS.md): kept to 6 GB with no dropping,
-//!   32768 in 1 game; every value kept (18 GB), in 7; dropping, in 7 at 7.4 GB resident.
+//!   32768 in 1 game; every value kept (18 GB), in 7; dropping, in 7 at 7.4 GB resident;
+//!   packing, in 7 at 7.85 GB resident on a third of the CPU time.
 //! - In a block of six, a free cell at Manhattan distance d from the anchor holds at most
 //!   2^(g − max(1, d − 1)): 2^(g−1) beside the anchor and one step further, 2^(g−2) at three
 //!   steps, 2^(g−3) at four. In a block of five, 2^(g−1) in every free cell but the farthest row's,
@@ -90,11 +91,18 @@ const CHUNK_BITS: u32 = 14;
 /// Entries per chunk of a table's values (2^14), the unit the tables' file stores.
 pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
-/// Memory (bytes) the values of one process may take. Past it the chunks least recently used
-/// are dropped (down to [`EVICTION_TARGET`] quarters of it) and recomputed if play meets them again
-/// ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
+/// Memory (bytes) the values of one process may take. Past it the chunks not in use are packed,
+/// then the least recently used dropped (down to [`EVICTION_TARGET`] quarters of it) and
+/// recomputed if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
 /// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
+
+/// Memory (bytes) a process that plays with the tables may hold resident: 7.5 GB, under the
+/// 8 GB `play` allows. Past [`MiddleTables::make_room`], the values' limit shrinks below
+/// [`MIDDLE_MEMORY_LIMIT`] as far as the rest of the process needs
+/// ([`MiddleTables::with_resident_cap`]): the allocator's holes among freed values grow over a
+/// long run (20 games at depth 3 went from 1.2 to 1.7 GB besides the values).
+pub const MIDDLE_RESIDENT_CAP: u64 = 15 << 29;
 
 /// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) an eviction leaves in use, in
 /// quarters: 3 (three quarters).
@@ -384,6 +392,37 @@ impl PackedChunk {
         })
     }
 
+    /// Packs a chunk's 2^14 stored words (0 for an entry not computed).
+    fn pack(words: impl Iterator<Item = u16>) -> PackedChunk {
+        let mut present = vec![0u64; CHUNK_LEN / 64];
+        let mut stored = Vec::new();
+        for (k, w) in words.take(CHUNK_LEN).enumerate() {
+            if w != 0 {
+                present[k / 64] |= 1 << (k % 64);
+                stored.push(w);
+            }
+        }
+        let mut before = 0u16;
+        let ranks = present
+            .iter()
+            .map(|w| {
+                let r = before;
+                before += w.count_ones() as u16;
+                r
+            })
+            .collect();
+        PackedChunk {
+            present: present.into(),
+            ranks,
+            words: stored.into(),
+        }
+    }
+
+    /// The memory it takes, bytes: [`PACKED_HEAD`] and 2 a computed entry.
+    fn bytes(&self) -> u64 {
+        PACKED_HEAD + 2 * self.words.len() as u64
+    }
+
     /// The stored word of entry `offset` (0..2^14), `None` when it was not computed.
     #[inline]
     fn get(&self, offset: usize) -> Option<u16> {
@@ -402,22 +441,22 @@ impl PackedChunk {
     }
 }
 
-/// One middle-game table's values, computed when first asked for. A chunk loaded from the
-/// tables' file is packed ([`PackedChunk`], read only) and stays so; a chunk where a value is
-/// written is held whole (a packed one unpacked into it). Reads look at the whole chunk first;
-/// when it is dropped to make room, the packed one answers again.
+/// One middle-game table's values, computed when first asked for. Each chunk is held whole
+/// (where values are written) or packed ([`PackedChunk`], read only: the chunks loaded from
+/// the tables' file, and those packed to make room), or both for a while: a new value in a
+/// packed chunk unpacks it whole, and its packed copy is dropped at the next
+/// [`MiddleTables::make_room`]. Reads look at the whole chunk first.
 #[derive(Debug)]
 struct LazyValues {
     chunks: Vec<OnceLock<Box<[AtomicU16]>>>,
-    /// Packed chunks, put only when the tables' file is loaded and never dropped: their memory
-    /// is allocated once, so that the allocator is left no holes among the whole chunks.
+    /// Packed chunks, changed only under the tables' write lock.
     packed: Vec<Option<PackedChunk>>,
     /// Each chunk's last use: the epoch ([`MiddleStats`]) of the decision that last read or
     /// wrote it, 0 for a chunk loaded from the tables' file and not used since.
     used: Vec<AtomicU32>,
 }
 
-/// A chunk held whole: `(last use, table, chunk number)`.
+/// A chunk held whole or packed: `(last use, table, chunk number)`.
 type ChunkUse = (u32, usize, usize);
 
 impl LazyValues {
@@ -447,16 +486,48 @@ impl LazyValues {
         word.checked_sub(1)
     }
 
-    /// Every chunk held whole, with its last use, as `(last use, table, number)` with `table`
-    /// the given number.
+    /// Every chunk held whole or packed, with its last use, as `(last use, table, number)`
+    /// with `table` the given number.
     fn uses(&self, table: usize) -> impl Iterator<Item = ChunkUse> + '_ {
-        let slots = self.chunks.iter().zip(&self.used).enumerate();
-        slots.filter_map(move |(n, (c, u))| c.get().map(|_| (u.load(Ordering::Relaxed), table, n)))
+        let slots = self.chunks.iter().zip(&self.packed).zip(&self.used);
+        let stored = slots
+            .enumerate()
+            .filter(|(_, ((c, p), _))| c.get().is_some() || p.is_some());
+        stored.map(move |(n, (_, u))| (u.load(Ordering::Relaxed), table, n))
     }
 
-    /// Drops chunk `number` held whole, keeping its memory in `spare` (a packed copy stays).
-    fn drop_chunk(&mut self, number: usize, spare: &mut Vec<Box<[AtomicU16]>>) {
-        spare.extend(self.chunks[number].take());
+    /// Whether chunk `number` is held whole.
+    fn is_whole(&self, number: usize) -> bool {
+        self.chunks[number].get().is_some()
+    }
+
+    /// Packs chunk `number` held whole and frees the whole one, replacing any packed copy (the
+    /// whole chunk holds its values too); `(bytes of the packed copy replaced, bytes packed)`.
+    fn pack(&mut self, number: usize) -> (u64, u64) {
+        let Some(whole) = self.chunks[number].take() else {
+            return (0, 0);
+        };
+        let packed = PackedChunk::pack(whole.iter().map(|w| w.load(Ordering::Relaxed)));
+        drop(whole);
+        let bytes = packed.bytes();
+        let replaced = self.packed[number].replace(packed);
+        (replaced.map_or(0, |p| p.bytes()), bytes)
+    }
+
+    /// Drops the packed copy of chunk `number` when it is held whole too (the whole one holds
+    /// every value of it); the bytes freed.
+    fn drop_stale_packed(&mut self, number: usize) -> u64 {
+        if !self.is_whole(number) {
+            return 0;
+        }
+        self.packed[number].take().map_or(0, |p| p.bytes())
+    }
+
+    /// Drops chunk `number`, whole and packed; `(whether it was held whole, bytes of its
+    /// packed copy)`.
+    fn drop_chunk(&mut self, number: usize) -> (bool, u64) {
+        let whole = self.chunks[number].take().is_some();
+        (whole, self.packed[number].take().map_or(0, |p| p.bytes()))
     }
 
     /// The chunks held whole or packed: each one's number and its stored words (value + 1, 0
@@ -506,24 +577,14 @@ impl LazyValues {
                 if !stats.has_room() {
                     return None;
                 }
-                let mut spare = stats.spare().pop();
                 let packed = self.packed[number].as_ref();
                 let mut fresh = false;
                 let c = slot.get_or_init(|| {
                     fresh = true;
                     let mut words = packed.map(|p| p.unpacked());
                     let mut next = || words.as_mut().map_or(0, |w| w.next().unwrap_or(0));
-                    match spare.take() {
-                        Some(chunk) => {
-                            chunk
-                                .iter()
-                                .for_each(|w| w.store(next(), Ordering::Relaxed));
-                            chunk
-                        }
-                        None => (0..CHUNK_LEN).map(|_| AtomicU16::new(next())).collect(),
-                    }
+                    (0..CHUNK_LEN).map(|_| AtomicU16::new(next())).collect()
                 });
-                stats.spare().extend(spare);
                 if fresh {
                     stats.chunks.fetch_add(1, Ordering::Relaxed);
                     let epoch = stats.epoch.load(Ordering::Relaxed);
@@ -654,21 +715,23 @@ pub struct MiddleStats {
     pub computed: AtomicU64,
     /// Chunks of 2^14 values held whole (2 bytes each).
     pub chunks: AtomicU64,
-    /// Bytes of the packed chunks (loaded from the tables' file, kept).
+    /// Bytes of the packed chunks (loaded from the tables' file or packed to make room).
     pub packed_bytes: AtomicU64,
-    /// Chunks dropped to make room ([`MiddleTables::move_values`]).
+    /// Chunks packed to make room ([`MiddleTables::make_room`]).
+    pub packed: AtomicU64,
+    /// Chunks dropped to make room.
     pub evicted: AtomicU64,
     /// The decision being made: [`MiddleTables::move_values`] counts them from 1, and each
     /// chunk remembers the last one that used it.
     pub epoch: AtomicU32,
     /// The epoch of the last eviction.
     last_eviction: AtomicU32,
-    /// Bytes of values (chunks whole, kept for reuse and packed) past which no chunk is
-    /// allocated (so no position outside them is computed).
+    /// Bytes of values (chunks whole and packed) past which no chunk is allocated or unpacked
+    /// (so no position outside them is computed).
     limit: u64,
-    /// Chunks dropped and not used again yet: their memory is reused before any is allocated,
-    /// so that the process's memory stays within the limit whatever the allocator keeps.
-    spare: Mutex<Vec<Box<[AtomicU16]>>>,
+    /// The limit in force: [`MiddleStats::limit`], or less when the process's other memory
+    /// leaves less under its resident cap ([`MiddleTables::with_resident_cap`]).
+    room: AtomicU64,
 }
 
 impl Default for MiddleStats {
@@ -685,13 +748,25 @@ impl MiddleStats {
             computed: AtomicU64::new(0),
             chunks: AtomicU64::new(0),
             packed_bytes: AtomicU64::new(0),
+            packed: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
             epoch: AtomicU32::new(1),
             // the first eviction is due at once
             last_eviction: AtomicU32::new(0u32.wrapping_sub(EVICTION_INTERVAL)),
             limit: bytes,
-            spare: Mutex::new(Vec::new()),
+            room: AtomicU64::new(bytes),
         }
+    }
+
+    /// Sets the limit (bytes of values), and the limit in force with it.
+    fn set_limit(&mut self, bytes: u64) {
+        self.limit = bytes;
+        self.room = AtomicU64::new(bytes);
+    }
+
+    /// The limit in force, bytes of values.
+    fn room(&self) -> u64 {
+        self.room.load(Ordering::Relaxed)
     }
 
     /// Bytes of values in use: the chunks held whole and the packed ones.
@@ -700,14 +775,9 @@ impl MiddleStats {
         whole + self.packed_bytes.load(Ordering::Relaxed)
     }
 
-    /// Whether one more chunk may be held whole: a chunk kept for reuse, or room for a new one.
+    /// Whether one more chunk may be held whole within the limit in force.
     fn has_room(&self) -> bool {
-        !self.spare().is_empty() || self.in_use() + CHUNK_BYTES <= self.limit
-    }
-
-    /// The chunks dropped and not used again yet.
-    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<Box<[AtomicU16]>>> {
-        self.spare.lock().unwrap_or_else(|e| e.into_inner())
+        self.in_use().saturating_add(CHUNK_BYTES) <= self.room()
     }
 }
 
@@ -722,6 +792,8 @@ pub struct MiddleTables {
     evicts: bool,
     /// The saved file's header, when the values were loaded from one.
     saved: Option<MiddleHeader>,
+    /// Bytes the whole process may hold resident ([`MiddleTables::with_resident_cap`]).
+    resident_cap: Option<u64>,
 }
 
 impl Default for MiddleTables {
@@ -751,6 +823,7 @@ impl MiddleTables {
             stats: MiddleStats::with_memory_limit(MIDDLE_MEMORY_LIMIT),
             evicts: true,
             saved: None,
+            resident_cap: None,
         }
     }
 
@@ -763,7 +836,16 @@ impl MiddleTables {
 
     /// The same tables with another memory limit (bytes of computed values).
     pub fn with_memory_limit(mut self, bytes: u64) -> MiddleTables {
-        self.stats.limit = bytes;
+        self.stats.set_limit(bytes);
+        self
+    }
+
+    /// The same tables in a process that may hold at most `bytes` resident: after each
+    /// [`MiddleTables::make_room`], the values' limit becomes at most `bytes` less the memory
+    /// the process holds besides them ([`room_under_cap`]), as read from the system (Linux:
+    /// `/proc/self/statm`; elsewhere no cap is kept).
+    pub fn with_resident_cap(mut self, bytes: u64) -> MiddleTables {
+        self.resident_cap = Some(bytes);
         self
     }
 
@@ -796,11 +878,10 @@ impl MiddleTables {
         self.stats.computed.fetch_add(positions, Ordering::Relaxed);
     }
 
-    /// The memory the values take, bytes: chunks held whole (2^14 values, 2 bytes each) in use
-    /// or dropped and kept for reuse, and packed chunks ([`PackedChunk`]: 2,560 bytes and 2 a
-    /// computed value).
+    /// The memory the values take, bytes: chunks held whole (2^14 values, 2 bytes each) and
+    /// packed chunks ([`PackedChunk`]: 2,560 bytes and 2 a computed value).
     pub fn memory(&self) -> u64 {
-        self.stats.in_use() + self.stats.spare().len() as u64 * CHUNK_BYTES
+        self.stats.in_use()
     }
 
     /// The counters of what was computed so far.
@@ -857,43 +938,102 @@ impl MiddleTables {
         (best.map(|(v, _)| v), starved)
     }
 
-    /// Drops the chunks held whole least recently used until [`EVICTION_TARGET`] quarters of the
-    /// memory limit are in use (with every other chunk last used in the same decision as the
-    /// last one dropped), never those of the decision being made, keeping their memory for
-    /// reuse; the packed values loaded from the tables' file stay (a dropped chunk's packed
-    /// copy answers again). True when a chunk fits afterwards (another thread may have made
-    /// the room).
+    /// Makes room, never touching the chunks of the decision being made: packs every other
+    /// chunk held whole ([`PackedChunk`]: a third of its memory on average; reads stay exact, a
+    /// new value unpacks the chunk again) and drops the packed copies of the chunks held whole,
+    /// then drops the chunks least recently used, whole or packed, until at most
+    /// [`EVICTION_TARGET`] quarters of the memory limit are in use (with every other chunk last
+    /// used in the same decision as the last one dropped; the saved chunks no decision has used
+    /// yet are dropped one by one). Last, the allocator is asked to
+    /// return the memory freed ([`release_free_memory`]). True when a chunk fits afterwards
+    /// (another thread may have made the room).
     ///
-    /// Packing chunks here rather than dropping them was measured (`sim --depth 3 --games 20
-    /// --seed 7`, 2026-12-04) and not kept: every chunk in one budget, 32768 in 7 games as with
-    /// dropping and twice the speed, but 10.8 GB resident against the 6 GB limit (packing
-    /// allocates while the whole chunks are still held, and the allocator keeps the holes);
-    /// a third of the limit whole and the rest packed, 7.7 GB but 32768 in 1 and in 3 games
-    /// (every 2000 and every 100 decisions). Dropping the loaded packed chunks too passed 8.8
-    /// GB: their freed memory is in holes too small for a whole chunk.
+    /// Measured (`sim --depth 3 --games 20 --seed 7`, 2026-12-04, BENCHMARKS.md): packing
+    /// rather than only dropping was as strong (32768 in 7 games) on a sixth of the CPU time,
+    /// as fewer values are computed again; without giving the freed memory back, it reached
+    /// 10.8 GB resident, as the allocator kept the whole chunks' holes. Keeping a third of the
+    /// limit whole and packing the rest lost the 32768s (1 and 3 games of 20).
     fn make_room(&self) -> bool {
+        let started = std::time::Instant::now();
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         let stats = &self.stats;
+        let before = stats.in_use();
         let now = stats.epoch.load(Ordering::Relaxed);
-        let mut old: Vec<ChunkUse> = (tables.iter().enumerate())
+        let target = stats.room() / 4 * EVICTION_TARGET;
+        if before <= target {
+            // another thread made room while this one waited for the lock
+            return stats.has_room();
+        }
+        let mut uses: Vec<ChunkUse> = (tables.iter().enumerate())
             .flat_map(|(i, t)| t.values.uses(i))
-            .filter(|u| u.0 < now)
             .collect();
-        old.sort_unstable();
-        let target = stats.limit / 4 * EVICTION_TARGET;
-        let mut spare = stats.spare();
-        let mut last = None;
-        for (used, t, n) in old {
-            if stats.in_use() <= target && last != Some(used) {
+        uses.sort_unstable();
+        let (mut packed, mut freed_since_trim) = (0u64, 0u64);
+        let mut trimming = std::time::Duration::ZERO;
+        for &(used, t, n) in &uses {
+            let values = &mut tables[t].values;
+            if !values.is_whole(n) {
+                continue;
+            }
+            if used < now {
+                let (replaced, bytes) = values.pack(n);
+                stats.chunks.fetch_sub(1, Ordering::Relaxed);
+                stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
+                stats.packed_bytes.fetch_sub(replaced, Ordering::Relaxed);
+                packed += 1;
+                freed_since_trim += CHUNK_BYTES;
+                // the whole chunks were allocated by other threads than this one, in other
+                // arenas: their memory must go back before the packed copies take as much more
+                if freed_since_trim >= TRIM_EVERY {
+                    let t = std::time::Instant::now();
+                    release_free_memory();
+                    trimming += t.elapsed();
+                    freed_since_trim = 0;
+                }
+            } else {
+                let stale = values.drop_stale_packed(n);
+                stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
+            }
+        }
+        stats.packed.fetch_add(packed, Ordering::Relaxed);
+        let packed_in_use = stats.in_use();
+        let (mut dropped, mut last) = (0u64, None);
+        for (used, t, n) in uses.into_iter().take_while(|u| u.0 < now) {
+            // a decision's chunks go together (its values lean on each other); the saved
+            // chunks no decision has used (epoch 0) are no such group
+            if stats.in_use() <= target && (last != Some(used) || used == 0) {
                 break;
             }
             last = Some(used);
-            tables[t].values.drop_chunk(n, &mut spare);
-            stats.chunks.fetch_sub(1, Ordering::Relaxed);
-            stats.evicted.fetch_add(1, Ordering::Relaxed);
+            let (whole, packed) = tables[t].values.drop_chunk(n);
+            stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
+            stats.packed_bytes.fetch_sub(packed, Ordering::Relaxed);
+            dropped += 1;
         }
-        drop(spare);
+        stats.evicted.fetch_add(dropped, Ordering::Relaxed);
+        drop(tables);
+        let t = std::time::Instant::now();
+        release_free_memory();
+        trimming += t.elapsed();
+        let resident = self.resident_cap.and_then(|_| resident_bytes());
+        if let (Some(cap), Some(resident)) = (self.resident_cap, resident) {
+            let room = room_under_cap(stats.limit, cap, resident, stats.in_use());
+            stats.room.store(room, Ordering::Relaxed);
+        }
         stats.last_eviction.store(now, Ordering::Relaxed);
+        tracing::debug!(
+            decision = now,
+            packed,
+            dropped,
+            mb_before = before >> 20,
+            mb_packed = packed_in_use >> 20,
+            mb_after = stats.in_use() >> 20,
+            ms = started.elapsed().as_millis() as u64,
+            ms_trimming = trimming.as_millis() as u64,
+            mb_resident = resident.map(|r| r >> 20),
+            mb_room = stats.room() >> 20,
+            "middle-game values: made room"
+        );
         stats.has_room()
     }
 
@@ -932,6 +1072,39 @@ impl MiddleTables {
     }
 }
 
+/// Bytes of values a process may hold, at most `limit`, when it holds `resident` bytes of which
+/// `values` are values, so that its resident memory stays under `cap`: `limit` or `cap` less
+/// the memory besides the values (the endgame tables, the searches' tables, the allocator's
+/// holes among freed values), whichever is less.
+fn room_under_cap(limit: u64, cap: u64, resident: u64, values: u64) -> u64 {
+    limit.min(cap.saturating_sub(resident.saturating_sub(values)))
+}
+
+/// The resident memory of this process, bytes; `None` where the system does not tell
+/// (`/proc/self/statm`'s second field, in pages of 4 KiB).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Bytes of whole chunks packed by [`MiddleTables::make_room`] between two calls of
+/// [`release_free_memory`]: 256 MB.
+const TRIM_EVERY: u64 = 256 << 20;
+
+/// Asks the allocator to return the memory it holds free to the system (glibc's
+/// `malloc_trim`, which also releases the free pages inside its heaps), so that the chunks
+/// freed by [`MiddleTables::make_room`] leave the process's resident memory rather than stay
+/// as holes among the values kept. Elsewhere than glibc on Linux it does nothing.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes no pointer and only changes the allocator's own free lists,
+    // under the allocator's locks; it may be called from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// The one set of middle-game tables of this process: every game and search thread shares what
 /// any of them computed. The first call loads the values saved in the tables folder
 /// ([`super::middle_file`], written by `bot2048 tables build --set middle`) when there are any;
@@ -950,10 +1123,13 @@ pub fn shared_middle() -> Result<Arc<MiddleTables>, TableFileError> {
         Some(dir) => super::middle_file::load_middle_if_saved(&dir)?,
         None => None,
     };
-    let tables = Arc::new(match loaded {
-        Some((tables, header)) => tables.with_saved(header),
-        None => MiddleTables::new(),
-    });
+    let tables = Arc::new(
+        match loaded {
+            Some((tables, header)) => tables.with_saved(header),
+            None => MiddleTables::new(),
+        }
+        .with_resident_cap(MIDDLE_RESIDENT_CAP),
+    );
     *shared = Some(tables.clone());
     Ok(tables)
 }
@@ -1318,8 +1494,9 @@ mod tests {
     }
 
     /// A new value in a packed chunk unpacks it whole: the packed values stay readable beside
-    /// the new one, counted as one chunk held whole; dropped, the whole chunk leaves the
-    /// packed values to answer.
+    /// the new one, counted as one chunk held whole; packed again, the chunk answers every
+    /// value from its new packed copy (three words, 2,566 bytes, in place of two, 2,564), and
+    /// dropped, none.
     #[test]
     fn a_new_value_in_a_packed_chunk_unpacks_it() {
         let mut values = LazyValues::new(2 * CHUNK_LEN as u64);
@@ -1334,13 +1511,27 @@ mod tests {
         assert_eq!(stats.chunks.load(Ordering::Relaxed), 1);
         let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
         assert_eq!(read, [Some(6), Some(41), Some(8)]);
-        values.drop_chunk(1, &mut Vec::new());
-        let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
-        assert_eq!(read, [Some(6), None, Some(8)]);
         assert!(
             values.put_chunk(1, &bitmap, Box::new([7, 9])).is_none(),
             "there already"
         );
+        assert_eq!(values.pack(1), (2_048 + 512 + 4, 2_048 + 512 + 6));
+        assert!(!values.is_whole(1));
+        let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
+        assert_eq!(read, [Some(6), Some(41), Some(8)]);
+        assert_eq!(values.get(base + 3, 1), None);
+        assert_eq!(values.pack(1), (0, 0), "nothing whole to pack");
+        assert_eq!(values.drop_chunk(1), (false, 2_048 + 512 + 6));
+        assert!((0..3).all(|k| values.get(base + k, 1).is_none()));
+    }
+
+    /// The bytes of the chunks of `tables` packed: the bitmap, the ranks and 2 a computed value.
+    fn packed_size(tables: &MiddleTables) -> u64 {
+        let t = tables.tables();
+        let chunks = t.iter().flat_map(|t| t.chunks());
+        chunks
+            .map(|(_, w)| 2048 + 512 + 2 * w.iter().filter(|&&w| w != 0).count() as u64)
+            .sum()
     }
 
     /// The tables of the block of four and two (4-2), goal 2^6, anchors (0,3) and (1,1) alone:
@@ -1356,13 +1547,10 @@ mod tests {
         }
     }
 
-    /// Past the memory limit, the chunks least recently used are dropped to make room: a board
-    /// that needs more than the room left is still decided, with the values a process with no
-    /// limit gives it, and a board whose values were dropped is decided again as before once
-    /// [`EVICTION_INTERVAL`] decisions have passed (before, it is left to the search).
-    #[test]
-    fn past_the_memory_limit_the_chunks_least_recently_used_make_room() {
-        // a 64 at (1,1) below a 256 and at (0,3) beside a 512: 4-2 tables of two anchors
+    /// A 64 at (1,1) below a 256 and at (0,3) beside a 512 (4-2 tables of two anchors), and a
+    /// 64 at (0,3) beside a 512 with three free tiles: two boards whose values take hundreds of
+    /// chunks whole.
+    fn two_boards() -> (Board, Board) {
         let first = Board::from_raw(raw([
             [12, 11, 10, 9],
             [8, 6, 1, 2],
@@ -1375,32 +1563,151 @@ mod tests {
             [0, 0, 1, 0],
             [0, 0, 0, 0],
         ]));
-        let alone = |b: Board| {
-            let t = four_two_tables();
-            let v = t.move_values(b).expect("covered");
-            (v, t.memory())
-        };
-        let ((first_values, first_memory), (second_values, second_memory)) =
-            (alone(first), alone(second));
-        // room for either board's values, not for both
+        (first, second)
+    }
+
+    /// A board's move values and the memory they take, whole and packed, in tables of their own.
+    fn alone(board: Board) -> ([Option<f32>; 4], u64, u64) {
+        let t = four_two_tables();
+        let v = t.move_values(board).expect("covered");
+        (v, t.memory(), packed_size(&t))
+    }
+
+    /// The positions computed so far.
+    fn computed(tables: &MiddleTables) -> u64 {
+        tables.stats().computed.load(Ordering::Relaxed)
+    }
+
+    /// Past the memory limit, the chunks not used by the decision being made are packed to
+    /// make room: a board that needs more than the room left is still decided, with the values
+    /// a process with no limit gives it, and the first board is decided again at once from its
+    /// packed values, nothing computed again.
+    #[test]
+    fn past_the_memory_limit_chunks_are_packed_to_make_room() {
+        let (first, second) = two_boards();
+        let (first_values, first_memory, first_packed) = alone(first);
+        let (second_values, second_memory, _) = alone(second);
+        assert!(
+            first_packed * 4 < first_memory,
+            "{first_packed} {first_memory}"
+        );
+        // room for either board's values, not for both whole
         let limit = first_memory.max(second_memory) * 4 / EVICTION_TARGET + CHUNK_BYTES;
         assert!(limit < first_memory + second_memory, "{limit}");
         let tables = four_two_tables().with_memory_limit(limit);
         assert_eq!(tables.move_values(first), Some(first_values));
         assert_eq!(tables.move_values(second), Some(second_values));
-        assert!(tables.stats().evicted.load(Ordering::Relaxed) > 0);
+        let stats = tables.stats();
+        assert!(stats.packed.load(Ordering::Relaxed) > 0);
+        assert_eq!(stats.evicted.load(Ordering::Relaxed), 0);
         assert!(tables.memory() <= limit, "{} > {limit}", tables.memory());
-        // the first board's values were dropped: no second eviction before the interval
-        assert_eq!(tables.move_values(first), None);
-        let epoch = &tables.stats().epoch;
-        epoch.fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
+        let known = computed(&tables);
         assert_eq!(tables.move_values(first), Some(first_values));
-        // without eviction the second board finds no room and is left to the search
+        assert_eq!(computed(&tables), known, "read from the packed chunks");
+        // without eviction nothing is packed: the second board finds no room and is left to
+        // the search
         let keeping = four_two_tables()
             .with_memory_limit(limit)
             .without_eviction();
         assert_eq!(keeping.move_values(first), Some(first_values));
         assert_eq!(keeping.move_values(second), None);
+    }
+
+    /// When packing is not enough, the chunks least recently used are dropped: of two boards'
+    /// values, with room for the second's packed and not for both, the first's go; the second
+    /// board is still decided from its packed values, and the first is left to the search until
+    /// [`EVICTION_INTERVAL`] decisions have passed.
+    #[test]
+    fn past_the_memory_limit_the_chunks_least_recently_used_are_dropped() {
+        let (first, second) = two_boards();
+        let (first_values, _, first_packed) = alone(first);
+        let (second_values, _, second_packed) = alone(second);
+        let mut tables = four_two_tables();
+        assert_eq!(tables.move_values(first), Some(first_values));
+        assert_eq!(tables.move_values(second), Some(second_values));
+        // a quarter more than the second board's packed values, within three quarters
+        let target = second_packed + second_packed / 4;
+        assert!(target < first_packed + second_packed, "{target}");
+        tables.stats.set_limit(target / EVICTION_TARGET * 4);
+        tables.stats.epoch.fetch_add(1, Ordering::Relaxed);
+        assert!(tables.make_room());
+        let stats = tables.stats();
+        assert!(stats.evicted.load(Ordering::Relaxed) > 0);
+        assert!(stats.in_use() <= target, "{} > {target}", stats.in_use());
+        assert!(tables.memory() <= stats.limit);
+        let known = computed(&tables);
+        assert_eq!(tables.move_values(second), Some(second_values));
+        assert_eq!(
+            computed(&tables),
+            known,
+            "the second board's values were kept"
+        );
+        assert_eq!(
+            tables.move_values(first),
+            None,
+            "no eviction before the interval"
+        );
+        // given room again, its values are computed again, the same
+        tables.stats.set_limit(u64::MAX);
+        tables
+            .stats
+            .epoch
+            .fetch_add(EVICTION_INTERVAL, Ordering::Relaxed);
+        assert_eq!(tables.move_values(first), Some(first_values));
+    }
+
+    /// The saved chunks no decision has used are dropped one by one, only as many as the room
+    /// needs: of four, with room for three, one goes (a decision's chunks go together).
+    #[test]
+    fn saved_chunks_not_used_yet_are_dropped_one_by_one() {
+        let mut tables = four_two_tables();
+        let mut bitmap = [0u8; CHUNK_LEN / 8];
+        bitmap[0] = 1;
+        for n in 0..4 {
+            let table = &mut tables.tables_mut()[0];
+            table.put_chunk(n, &bitmap, Box::new([5])).unwrap();
+        }
+        tables.count_loaded(4, 4);
+        let each = 2_048 + 512 + 2;
+        assert_eq!(tables.memory(), 4 * each);
+        // three quarters of the limit hold three of them
+        tables.stats.set_limit(4 * each);
+        tables.make_room();
+        assert_eq!(tables.stats().evicted.load(Ordering::Relaxed), 1);
+        assert_eq!(tables.memory(), 3 * each);
+        assert_eq!(tables.tables()[0].stored_chunks(), 3);
+    }
+
+    /// The values' room under a resident cap is the cap less what the process holds besides
+    /// the values, never more than the limit.
+    #[test]
+    fn the_values_room_is_the_cap_less_the_rest_of_the_process() {
+        let gb = 1u64 << 30;
+        // 1.5 GB besides 4 GB of values, under a 7.5 GB cap: 6 GB of values
+        assert_eq!(
+            room_under_cap(7 * gb, 15 * gb / 2, 11 * gb / 2, 4 * gb),
+            6 * gb
+        );
+        // 1 GB besides: the limit, 6 GB
+        assert_eq!(room_under_cap(6 * gb, 15 * gb / 2, 5 * gb, 4 * gb), 6 * gb);
+        // the rest alone past the cap: nothing
+        assert_eq!(room_under_cap(6 * gb, 2 * gb, 5 * gb, gb), 0);
+    }
+
+    /// The resident memory read is within the largest the system reports for the process
+    /// (read after it, so it is at least as large).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_resident_memory_is_within_the_peak() {
+        let resident = resident_bytes().expect("Linux tells");
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage writes a whole rusage into the pointer given, which is valid.
+        let peak = unsafe {
+            assert_eq!(libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()), 0);
+            usage.assume_init().ru_maxrss as u64 * 1024
+        };
+        assert!(resident > 1 << 20, "{resident}");
+        assert!(resident <= peak, "{resident} > {peak}");
     }
 
     /// The value of a model position by plain recursive expectimax over the engine's moves with
