@@ -97,12 +97,14 @@ pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 /// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
-/// Memory (bytes) a process that plays with the tables may hold resident: 7.5 GB, under the
-/// 8 GB `play` allows. Past [`MiddleTables::make_room`], the values' limit shrinks below
-/// [`MIDDLE_MEMORY_LIMIT`] as far as the rest of the process needs
+/// Memory (bytes) a process that plays with the tables may hold resident after making room: 7
+/// GB, under the 8 GB `play` allows. Past [`MiddleTables::make_room`], the values' limit shrinks
+/// below [`MIDDLE_MEMORY_LIMIT`] as far as the rest of the process needs
 /// ([`MiddleTables::with_resident_cap`]): the allocator's holes among freed values grow over a
-/// long run (20 games at depth 3 went from 1.2 to 1.7 GB besides the values).
-pub const MIDDLE_RESIDENT_CAP: u64 = 15 << 29;
+/// long run (20 games at depth 3 went from 1.2 to 1.7 GB besides the values), and the whole
+/// chunks allocated until the next eviction add to it (with 7.5 GB here, 100 games at depth 3
+/// peaked at 7.93 GB).
+pub const MIDDLE_RESIDENT_CAP: u64 = 7 << 30;
 
 /// The share of [`MIDDLE_MEMORY_LIMIT`] (or another limit) an eviction leaves in use, in
 /// quarters: 3 (three quarters).
