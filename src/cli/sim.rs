@@ -100,7 +100,7 @@ pub struct SimArgs {
     /// A new file: an existing one is refused unless --force.
     #[arg(long, value_name = "CHART.png")]
     pub out: Option<PathBuf>,
-    /// Write each game, as it ends, as one line of JSON into this file.
+    /// Write each game, as it ends, as one line of JSON into this file (in the order the games end).
     ///
     /// A line holds the solver, the game's seed, its score, largest tile, moves and how it
     /// ended, the final board's rows, the move at which each largest tile first stood on the
