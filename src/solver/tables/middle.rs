@@ -61,6 +61,7 @@ use crate::solver::{Evaluator, SolverError};
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
+use std::time::{Duration, Instant};
 
 /// The blocks of the middle-game tables, each with the largest anchor exponent it is computed
 /// for: three fixed cells in each of rows 0 and 1 (the block expectimax's corner play makes) and
@@ -93,8 +94,9 @@ pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
 /// Memory (bytes) the values of one process may take. Past it the chunks not in use are packed,
 /// then the least recently used dropped (down to [`EVICTION_TARGET`] quarters of it) and
-/// recomputed if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at depth 4 passed 6 GB in its first ten
-/// games, and 20 games at depth 3 reached 18 GB with no limit; `play` must stay under 8 GB.
+/// recomputed if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at
+/// depth 4 passed 6 GB in its first ten games, and 20 games at depth 3 reached 18 GB with no
+/// limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
 /// Memory (bytes) a process that plays with the tables may hold resident after making room: 7
@@ -950,13 +952,14 @@ impl MiddleTables {
     /// return the memory freed ([`release_free_memory`]). True when a chunk fits afterwards
     /// (another thread may have made the room).
     ///
-    /// Measured (`sim --depth 3 --games 20 --seed 7`, 2026-12-04, BENCHMARKS.md): packing
-    /// rather than only dropping was as strong (32768 in 7 games) on a sixth of the CPU time,
-    /// as fewer values are computed again; without giving the freed memory back, it reached
-    /// 10.8 GB resident, as the allocator kept the whole chunks' holes. Keeping a third of the
-    /// limit whole and packing the rest lost the 32768s (1 and 3 games of 20).
+    /// Measured (`sim --depth 3 --seed 7`, 2026-12-04, BENCHMARKS.md): packing rather than only
+    /// dropping was as strong (32768 in 7 of 20 games) on a third of the CPU time, as almost no
+    /// value is computed again. Giving the freed memory back only at the end peaked at 8.8 GB
+    /// resident (the packed copies are allocated while the whole chunks' memory is still held),
+    /// every 256 MB at 7.85 GB; 100 games with a 7.5 GB resident cap, 7.93 GB. Keeping a third
+    /// of the limit whole and packing the rest lost the 32768s (1 and 3 games of 20).
     fn make_room(&self) -> bool {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         let stats = &self.stats;
         let before = stats.in_use();
@@ -970,51 +973,11 @@ impl MiddleTables {
             .flat_map(|(i, t)| t.values.uses(i))
             .collect();
         uses.sort_unstable();
-        let (mut packed, mut freed_since_trim) = (0u64, 0u64);
-        let mut trimming = std::time::Duration::ZERO;
-        for &(used, t, n) in &uses {
-            let values = &mut tables[t].values;
-            if !values.is_whole(n) {
-                continue;
-            }
-            if used < now {
-                let (replaced, bytes) = values.pack(n);
-                stats.chunks.fetch_sub(1, Ordering::Relaxed);
-                stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
-                stats.packed_bytes.fetch_sub(replaced, Ordering::Relaxed);
-                packed += 1;
-                freed_since_trim += CHUNK_BYTES;
-                // the whole chunks were allocated by other threads than this one, in other
-                // arenas: their memory must go back before the packed copies take as much more
-                if freed_since_trim >= TRIM_EVERY {
-                    let t = std::time::Instant::now();
-                    release_free_memory();
-                    trimming += t.elapsed();
-                    freed_since_trim = 0;
-                }
-            } else {
-                let stale = values.drop_stale_packed(n);
-                stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
-            }
-        }
-        stats.packed.fetch_add(packed, Ordering::Relaxed);
+        let (packed, mut trimming) = pack_unused(&mut tables, stats, &uses, now);
         let packed_in_use = stats.in_use();
-        let (mut dropped, mut last) = (0u64, None);
-        for (used, t, n) in uses.into_iter().take_while(|u| u.0 < now) {
-            // a decision's chunks go together (its values lean on each other); the saved
-            // chunks no decision has used (epoch 0) are no such group
-            if stats.in_use() <= target && (last != Some(used) || used == 0) {
-                break;
-            }
-            last = Some(used);
-            let (whole, packed) = tables[t].values.drop_chunk(n);
-            stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
-            stats.packed_bytes.fetch_sub(packed, Ordering::Relaxed);
-            dropped += 1;
-        }
-        stats.evicted.fetch_add(dropped, Ordering::Relaxed);
+        let dropped = drop_least_recent(&mut tables, stats, &uses, now, target);
         drop(tables);
-        let t = std::time::Instant::now();
+        let t = Instant::now();
         release_free_memory();
         trimming += t.elapsed();
         let resident = self.resident_cap.and_then(|_| resident_bytes());
@@ -1072,6 +1035,73 @@ impl MiddleTables {
                 .expect("the table's computation does not panic")
         })
     }
+}
+
+/// Packs every chunk of `uses` held whole and last used before decision `now`, and drops the
+/// packed copies of the chunks of `now` held whole (for [`MiddleTables::make_room`], counting
+/// in `stats`); the chunks packed, and the time spent giving memory back
+/// ([`release_free_memory`], every [`TRIM_EVERY`] bytes of whole chunks freed).
+fn pack_unused(
+    tables: &mut [MiddleTable],
+    stats: &MiddleStats,
+    uses: &[ChunkUse],
+    now: u32,
+) -> (u64, Duration) {
+    let (mut packed, mut freed, mut trimming) = (0u64, 0u64, Duration::ZERO);
+    for &(used, t, n) in uses {
+        let values = &mut tables[t].values;
+        if !values.is_whole(n) {
+            continue;
+        }
+        if used == now {
+            let stale = values.drop_stale_packed(n);
+            stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
+            continue;
+        }
+        let (replaced, bytes) = values.pack(n);
+        stats.chunks.fetch_sub(1, Ordering::Relaxed);
+        stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
+        stats.packed_bytes.fetch_sub(replaced, Ordering::Relaxed);
+        packed += 1;
+        freed += CHUNK_BYTES;
+        // the whole chunks were allocated by other threads than this one, in other arenas:
+        // their memory must go back before the packed copies take as much again
+        if freed >= TRIM_EVERY {
+            let t = Instant::now();
+            release_free_memory();
+            trimming += t.elapsed();
+            freed = 0;
+        }
+    }
+    stats.packed.fetch_add(packed, Ordering::Relaxed);
+    (packed, trimming)
+}
+
+/// Drops the chunks of `uses` (sorted by last use) last used before decision `now`, least
+/// recently used first, until at most `target` bytes of values are in use, with every other
+/// chunk last used in the same decision as the last one dropped (a decision's values lean on
+/// each other), but for the saved chunks no decision has used (epoch 0), dropped one by one;
+/// the chunks dropped.
+fn drop_least_recent(
+    tables: &mut [MiddleTable],
+    stats: &MiddleStats,
+    uses: &[ChunkUse],
+    now: u32,
+    target: u64,
+) -> u64 {
+    let (mut dropped, mut last) = (0u64, None);
+    for &(used, t, n) in uses.iter().take_while(|u| u.0 < now) {
+        if stats.in_use() <= target && (last != Some(used) || used == 0) {
+            break;
+        }
+        last = Some(used);
+        let (whole, packed) = tables[t].values.drop_chunk(n);
+        stats.chunks.fetch_sub(u64::from(whole), Ordering::Relaxed);
+        stats.packed_bytes.fetch_sub(packed, Ordering::Relaxed);
+        dropped += 1;
+    }
+    stats.evicted.fetch_add(dropped, Ordering::Relaxed);
+    dropped
 }
 
 /// Bytes of values a process may hold, at most `limit`, when it holds `resident` bytes of which
