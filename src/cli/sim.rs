@@ -244,14 +244,12 @@ fn check_games_out(path: &std::path::Path, force: bool) -> anyhow::Result<()> {
 /// emptied.
 ///
 /// # Errors
-/// A usage error (exit 2) when the file exists without `force` (made meanwhile: it was checked
-/// first, [`check_games_out`]) or its folder does not exist; the I/O error, named, when it
-/// cannot be created.
+/// A usage error (exit 2) when the file exists without `force` (made since
+/// [`check_games_out`] looked); the I/O error, named, when it cannot be created.
 fn open_games_out(
     path: &std::path::Path,
     force: bool,
 ) -> anyhow::Result<std::io::LineWriter<std::fs::File>> {
-    check_games_out(path, force)?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true);
     if force {
