@@ -352,6 +352,21 @@ const CHUNK_BYTES: u64 = 2 * CHUNK_LEN as u64;
 /// ranks (512).
 const PACKED_HEAD: u64 = (CHUNK_LEN / 8 + 2 * (CHUNK_LEN / 64)) as u64;
 
+/// The rank table of a chunk's bitmap `present` (bit k % 64 of word k / 64 set when entry k is
+/// computed): the entries set before each word, and the count set in all.
+fn rank_table(present: &[u64]) -> (Box<[u16]>, usize) {
+    let mut before = 0usize;
+    let ranks = present
+        .iter()
+        .map(|w| {
+            let r = before as u16;
+            before += w.count_ones() as usize;
+            r
+        })
+        .collect();
+    (ranks, before)
+}
+
 /// A chunk's computed values without its empty entries, read only: a bitmap of the entries
 /// computed, the count set before each of its 64-bit words (a rank table, as in succinct
 /// bitvectors), and the computed entries' stored words in index order. A quarter of the chunk
@@ -380,16 +395,8 @@ impl PackedChunk {
             .chunks_exact(8)
             .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
             .collect();
-        let mut before = 0usize;
-        let ranks = present
-            .iter()
-            .map(|w| {
-                let r = before as u16;
-                before += w.count_ones() as usize;
-                r
-            })
-            .collect();
-        (before == words.len()).then_some(PackedChunk {
+        let (ranks, computed) = rank_table(&present);
+        (computed == words.len()).then_some(PackedChunk {
             present,
             ranks,
             words,
@@ -406,15 +413,7 @@ impl PackedChunk {
                 stored.push(w);
             }
         }
-        let mut before = 0u16;
-        let ranks = present
-            .iter()
-            .map(|w| {
-                let r = before;
-                before += w.count_ones() as u16;
-                r
-            })
-            .collect();
+        let (ranks, _) = rank_table(&present);
         PackedChunk {
             present: present.into(),
             ranks,
