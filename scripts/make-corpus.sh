@@ -16,6 +16,9 @@
 # 2048-qt-05-greedy-468-moves-game-over), and 2048-qt-07-played-910-moves is frame 910 of the
 # 2048-qt-03 recording (kept in $STATE_DIR/rec-2048-qt-03), picked as the frame with 128 and
 # the most other values (2048-qt keeps no saved game, so its 128 could not be prepared).
+# 2048-qt-08-played-2814-moves-4096 and 2048-qt-09-played-7009-moves-8192 are frames 2814 and
+# 7009 of a later `play --record` run on 2048-qt (2026-12-04), the first with a 4096 and the most
+# other values, the second with 8192, 4096 and 2048; each label transcribed by eye.
 #
 # Environment: DISPLAY_NUM (default 120), BOT (default target/release/bot2048),
 # GAMES (default "gnome qt web": which games to capture).
