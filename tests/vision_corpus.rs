@@ -219,6 +219,22 @@ fn real_games_read_at_100_percent_with_their_profile() {
     }
 }
 
+/// 2048-qt paints every tile from 4096 on in one colour (#3c3a32) and draws digits with subpixel
+/// anti-aliasing (colour fringes). Its profile, made from tiles up to 8192, reads this 16384 (a
+/// frame of a played game, labelled by eye) from its five digits: a larger power of two on the
+/// largest value's colour. Before, the fringes of its small five-digit text (4 % of the text
+/// box) passed for something covering it, and the colour named only 4096 and 8192.
+#[test]
+fn the_2048_qt_profile_reads_a_16384_from_its_digits() {
+    let dir = repo_corpus().join("2048-qt-larger");
+    let p = Profile::load("2048-qt").expect("built-in");
+    let results = check_dir(&dir, &ProfileChoice::Given(p));
+    assert_eq!(results.len(), 1);
+    for (file, s, why) in results {
+        assert_eq!((s.ok, s.total), (16, 16), "{file}: {why}");
+    }
+}
+
 /// Issue 12: gnome-2048 stretches its cells to the window, so a board with more rows than
 /// columns (or the other way) has cells far from square (up to 3.4:1 at 9 rows x 3 columns).
 /// Each of these shots is read with the shape written here by hand (rows x columns, counted on

@@ -139,6 +139,8 @@ pub(crate) fn coverage(
             let (t, d) = c.on_segment(bg, text);
             if d <= BLEND_TOL {
                 cov[y * w + x] = t;
+            } else if let Some(t) = c.subpixel_coverage(bg, text) {
+                cov[y * w + x] = t;
             } else {
                 foreign += 1;
             }
@@ -263,7 +265,8 @@ pub(crate) fn read_cell(
         .copied()
         .filter(|e| e.value != 0)
         .collect();
-    read_tile(img, r, &bg, &tiles, templates)
+    let largest = palette.iter().map(|e| e.value).max().unwrap_or(0);
+    read_tile(img, r, &bg, &tiles, largest, templates)
 }
 
 /// A cell's background as matched against the palette.
@@ -345,12 +348,14 @@ impl TileText<'_> {
 }
 
 /// A tile: its digits decide between the values its background can be, and are cross-checked
-/// against every power of two.
+/// against every power of two. On the background of the profile's `largest` value, digits that
+/// spell none of them may spell a larger power of two ([`read_larger_value`]).
 fn read_tile(
     img: &RgbaImage,
     r: &CellRect,
     bg: &Background,
     tiles: &[PaletteEntry],
+    largest: u32,
     templates: &TemplateSet,
 ) -> CellOutcome {
     let text = tiles[0].text;
@@ -366,6 +371,11 @@ fn read_tile(
     let per_glyph = templates.glyph_scores(&seen.glyphs);
     let scored = rank_candidates(templates, &per_glyph, tiles);
     let Some(&(value, score)) = scored.first() else {
+        let on_largest = tiles.iter().any(|e| e.value == largest);
+        let larger = on_largest.then(|| read_larger_value(templates, &per_glyph, largest, bg));
+        if let (Some(Some(out)), true) = (larger, seen.foreign <= MAX_FOREIGN) {
+            return out;
+        }
         return read_clipped_text(img, r, bg, text, &seen);
     };
     let conf = bg.confidence.min(ramp(score, GLYPH_SCORE_RANGE));
@@ -386,6 +396,27 @@ fn read_tile(
         value,
         confidence: conf,
     }
+}
+
+/// A tile on the background of the profile's largest value whose digits spell a larger power of
+/// two, read as that value under the rules of a colour never seen ([`read_unseen_value`]: the
+/// best power of two scores at least [`UNSEEN_SCORE`]`.0` and beats the next by `.1`). Games
+/// paint every tile from some value on in one colour (the web game and 2048-qt from 4096): a
+/// profile that saw their 4096 and 8192 reads a 16384 there from its five digits.
+fn read_larger_value(
+    templates: &TemplateSet,
+    per_glyph: &[[f32; 10]],
+    largest: u32,
+    bg: &Background,
+) -> Option<CellOutcome> {
+    let scored = templates.rank_powers_of_two(per_glyph);
+    let &(value, score) = scored.first()?;
+    let second = scored.get(1).map_or(0.0, |s| s.1);
+    if value <= largest || score < UNSEEN_SCORE.0 || score - second < UNSEEN_SCORE.1 {
+        return None;
+    }
+    let confidence = ramp(score, GLYPH_SCORE_RANGE).min(bg.confidence);
+    (confidence >= super::MIN_CONFIDENCE).then_some(CellOutcome::Read { value, confidence })
 }
 
 /// Without digit templates a background names a tile only when one value has it.
