@@ -372,11 +372,10 @@ fn read_tile(
     let scored = rank_candidates(templates, &per_glyph, tiles);
     let Some(&(value, score)) = scored.first() else {
         let on_largest = tiles.iter().any(|e| e.value == largest);
-        let larger = on_largest.then(|| read_larger_value(templates, &per_glyph, largest, bg));
-        if let (Some(Some(out)), true) = (larger, seen.foreign <= MAX_FOREIGN) {
-            return out;
-        }
-        return read_clipped_text(img, r, bg, text, &seen);
+        let larger = (on_largest && seen.foreign <= MAX_FOREIGN)
+            .then(|| read_larger_value(templates, &per_glyph, largest, bg))
+            .flatten();
+        return larger.unwrap_or_else(|| read_clipped_text(img, r, bg, text, &seen));
     };
     let conf = bg.confidence.min(ramp(score, GLYPH_SCORE_RANGE));
     if let Some(&(other, s2)) = scored.get(1) {
