@@ -745,6 +745,7 @@ fn the_play_summary_speaks_words_not_enum_names() {
         shape: None,
         learned: vec![],
         learned_profile: None,
+        evaluation: None,
         board_moves: vec![],
     };
     let t = summary_text(&s);

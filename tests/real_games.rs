@@ -311,6 +311,28 @@ fn assert_keys(v: &Value) {
     }
 }
 
+/// What `--eval auto` plays with here, by its documented rule (`bot2048 play --help`):
+/// `corner-middle` when the tables folder holds saved middle-game values, else `tables` when it
+/// holds endgame tables, else `heuristic` (CI builds no tables).
+fn auto_evaluation() -> &'static str {
+    let Some(dir) = bot2048::solver::tables::file::tables_dir() else {
+        return "heuristic";
+    };
+    let has = |ext: &str| {
+        std::fs::read_dir(&dir).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == ext))
+        })
+    };
+    if has("mtb") {
+        "corner-middle"
+    } else if has("tbl") {
+        "tables"
+    } else {
+        "heuristic"
+    }
+}
+
 /// At least 300 moves or to game over, no desync, the last read equal to the mirror.
 fn long_game(game: &str, title: &str) {
     let Some((_lock, s)) = session(game, game, None) else {
@@ -330,6 +352,8 @@ fn long_game(game: &str, title: &str) {
     );
     eprintln!("{game}: {v}");
     assert_keys(&v);
+    // the summary names the evaluation the default (expectimax, `--eval auto`) played with
+    assert_eq!(v["evaluation"], auto_evaluation(), "{v}");
     let reason = v["stop_reason"].as_str().unwrap_or_default().to_string();
     assert!(
         reason == "max_moves" || reason == "game_over",

@@ -280,6 +280,10 @@ pub struct PlayArgs {
     #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
     /// Print the summary as one JSON object on stdout.
+    ///
+    /// Print the summary as one JSON object on stdout: moves, score, max_tile, desyncs,
+    /// stop_reason, medians of the times, final_board, evaluation (the one the solver played
+    /// with, `auto` resolved; null for a solver that uses none), and more.
     #[arg(long)]
     pub json: bool,
     /// No progress line on stderr.
@@ -500,6 +504,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         eprintln!();
     }
     summary.learned_profile = save_learned(&reader, &title, args.quiet);
+    summary.evaluation = args.target.solver.evaluation_name()?.map(str::to_string);
     if let Some(e) = &summary.recording_error {
         eprintln!("bot2048: warning: the recording is incomplete: {e}");
     }

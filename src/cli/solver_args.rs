@@ -124,6 +124,18 @@ impl SolverArgs {
         Ok(self.eval.parse::<Evaluation>()?)
     }
 
+    /// The name of the evaluation the solver plays with, `auto` resolved (as `--eval` takes
+    /// it); `None` for a solver that uses none.
+    ///
+    /// # Errors
+    /// As [`SolverArgs::evaluation`].
+    pub fn evaluation_name(&self) -> anyhow::Result<Option<&'static str>> {
+        if !registry::find(&self.solver)?.uses_evaluation {
+            return Ok(None);
+        }
+        Ok(Some(self.evaluation()?.name()))
+    }
+
     /// One line saying which evaluation the solver plays with, for `play`, `advise` and `sim`
     /// to print; `None` for a solver that uses none.
     ///

@@ -75,6 +75,10 @@ pub struct Summary {
     /// Where the profile learned while playing was saved (set by `bot2048 play`); `null` when
     /// nothing was learned or it was not saved.
     pub learned_profile: Option<String>,
+    /// The evaluation the solver played with, as `--eval` names it, `auto` resolved (set by
+    /// `bot2048 play`: `"corner-middle"` when the middle-game values are saved, `"heuristic"`
+    /// when no tables are built); `null` for a solver that uses none.
+    pub evaluation: Option<String>,
     /// The times the board was found at another place in the frame and play went on there
     /// (issue 24: an infobar above the page, a resized window), in order; not desyncs.
     pub board_moves: Vec<BoardMove>,
@@ -216,6 +220,7 @@ impl Tally {
             shape: board.map(|b| b.shape()),
             learned: self.learned,
             learned_profile: None,
+            evaluation: None,
             board_moves: self.board_moves,
         }
     }
