@@ -190,14 +190,8 @@ fn read_unseen_value(
     if foreign > MAX_FOREIGN || gl.is_empty() {
         return None;
     }
-    let scored = templates.rank_powers_of_two(&templates.glyph_scores(&gl));
-    let &(value, score) = scored.first()?;
-    let second = scored.get(1).map_or(0.0, |s| s.1);
-    if value <= largest || score < UNSEEN_SCORE.0 || score - second < UNSEEN_SCORE.1 {
-        return None;
-    }
-    let confidence = ramp(score, GLYPH_SCORE_RANGE).min(ramp(share, (0.5, 0.9)));
-    (confidence >= super::MIN_CONFIDENCE).then_some(CellOutcome::Read { value, confidence })
+    let per_glyph = templates.glyph_scores(&gl);
+    read_larger_value(templates, &per_glyph, largest, ramp(share, (0.5, 0.9)))
 }
 
 /// Confidence (0..=1) given to a tile read from its background alone because its text is
@@ -373,7 +367,7 @@ fn read_tile(
     let Some(&(value, score)) = scored.first() else {
         let on_largest = tiles.iter().any(|e| e.value == largest);
         let larger = (on_largest && seen.foreign <= MAX_FOREIGN)
-            .then(|| read_larger_value(templates, &per_glyph, largest, bg))
+            .then(|| read_larger_value(templates, &per_glyph, largest, bg.confidence))
             .flatten();
         return larger.unwrap_or_else(|| read_clipped_text(img, r, bg, text, &seen));
     };
@@ -397,16 +391,18 @@ fn read_tile(
     }
 }
 
-/// A tile on the background of the profile's largest value whose digits spell a larger power of
-/// two, read as that value under the rules of a colour never seen ([`read_unseen_value`]: the
-/// best power of two scores at least [`UNSEEN_SCORE`]`.0` and beats the next by `.1`). Games
-/// paint every tile from some value on in one colour (the web game and 2048-qt from 4096): a
-/// profile that saw their 4096 and 8192 reads a 16384 there from its five digits.
+/// A tile read from its digits alone as a power of two above `largest`: the best power of two
+/// the glyphs spell scores at least [`UNSEEN_SCORE`]`.0` and beats the next by `.1`; the
+/// confidence is the glyphs' score's, at most `background_confidence` (how surely the tile's
+/// background was seen). For a colour the profile never saw ([`read_unseen_value`]), and for
+/// the colour of its largest value ([`read_tile`]): games paint every tile from some value on
+/// in one colour (the web game and 2048-qt from 4096), so a profile that saw their 4096 and 8192
+/// reads a 16384 there from its five digits.
 fn read_larger_value(
     templates: &TemplateSet,
     per_glyph: &[[f32; 10]],
     largest: u32,
-    bg: &Background,
+    background_confidence: f32,
 ) -> Option<CellOutcome> {
     let scored = templates.rank_powers_of_two(per_glyph);
     let &(value, score) = scored.first()?;
@@ -414,7 +410,7 @@ fn read_larger_value(
     if value <= largest || score < UNSEEN_SCORE.0 || score - second < UNSEEN_SCORE.1 {
         return None;
     }
-    let confidence = ramp(score, GLYPH_SCORE_RANGE).min(bg.confidence);
+    let confidence = ramp(score, GLYPH_SCORE_RANGE).min(background_confidence);
     (confidence >= super::MIN_CONFIDENCE).then_some(CellOutcome::Read { value, confidence })
 }
 
