@@ -423,7 +423,12 @@ impl PackedChunk {
 
     /// The memory it takes, bytes: [`PACKED_HEAD`] and 2 a computed entry.
     fn bytes(&self) -> u64 {
-        PACKED_HEAD + 2 * self.words.len() as u64
+        PACKED_HEAD + 2 * self.len()
+    }
+
+    /// The entries computed.
+    fn len(&self) -> u64 {
+        self.words.len() as u64
     }
 
     /// The stored word of entry `offset` (0..2^14), `None` when it was not computed.
@@ -473,7 +478,7 @@ impl LazyValues {
     }
 
     /// The value at `index` (0..=[`TOP`]), `None` when not computed yet; marks its chunk used
-    /// in `epoch`.
+    /// in decision `epoch`, unless a later decision (another game's) has used it since.
     #[inline]
     fn get(&self, index: u64, epoch: u32) -> Option<u16> {
         let number = (index >> CHUNK_BITS) as usize;
@@ -483,8 +488,8 @@ impl LazyValues {
             None => self.packed[number].as_ref()?.get(offset)?,
         };
         let used = &self.used[number];
-        if used.load(Ordering::Relaxed) != epoch {
-            used.store(epoch, Ordering::Relaxed);
+        if used.load(Ordering::Relaxed) < epoch {
+            used.fetch_max(epoch, Ordering::Relaxed);
         }
         word.checked_sub(1)
     }
@@ -569,9 +574,9 @@ impl LazyValues {
     }
 
     /// Stores `value` (0..=[`TOP`]) at `index`, holding its chunk whole (unpacking it, or
-    /// allocating it when it has none yet) when `stats` has room for one (counting it); `None`
-    /// when it has not.
-    fn set(&self, index: u64, value: u16, stats: &MiddleStats) -> Option<()> {
+    /// allocating it when it has none yet, marked used in decision `epoch`) when `stats` has
+    /// room for one (counting it); `None` when it has not.
+    fn set(&self, index: u64, value: u16, stats: &MiddleStats, epoch: u32) -> Option<()> {
         let number = (index >> CHUNK_BITS) as usize;
         let slot = &self.chunks[number];
         let chunk = match slot.get() {
@@ -590,8 +595,7 @@ impl LazyValues {
                 });
                 if fresh {
                     stats.chunks.fetch_add(1, Ordering::Relaxed);
-                    let epoch = stats.epoch.load(Ordering::Relaxed);
-                    self.used[number].store(epoch, Ordering::Relaxed);
+                    self.used[number].fetch_max(epoch, Ordering::Relaxed);
                 }
                 c
             }
@@ -657,22 +661,41 @@ impl MiddleTable {
     /// it and every position it depends on when not known yet. Runs on the calling thread:
     /// the recursion is as deep as the small game is long (see [`MiddleTables::move_values`],
     /// which gives it a thread with a large stack). `None` when a value it needs is not known
-    /// and the memory limit leaves no room to store it.
-    pub fn position_value(&self, raw: u64, stats: &MiddleStats) -> Option<f32> {
-        Some(f32::from(self.solve(raw, stats)?) / f32::from(TOP))
+    /// and the memory limit leaves no room to store it. `decision` is the decision the value is
+    /// asked for ([`MiddleStats::epoch`]): every chunk it reads or writes is marked used in it,
+    /// so that [`MiddleTables::make_room`] keeps them while that decision is made.
+    pub fn position_value(&self, raw: u64, stats: &MiddleStats, decision: u32) -> Option<f32> {
+        Some(f32::from(self.solve(raw, stats, decision)?) / f32::from(TOP))
     }
 
-    /// The spawn-averaged probability of the model afterstate `after`; `None` as for
-    /// [`MiddleTable::position_value`].
-    pub fn afterstate_value(&self, after: u64, stats: &MiddleStats) -> Option<f32> {
+    /// The spawn-averaged probability of the model afterstate `after`; `None` and `decision` as
+    /// for [`MiddleTable::position_value`].
+    pub fn afterstate_value(&self, after: u64, stats: &MiddleStats, decision: u32) -> Option<f32> {
+        self.spawn_average(after, |raw| self.solve(raw, stats, decision))
+    }
+
+    /// The spawn-averaged probability of the model afterstate `after` from the values known,
+    /// computing none (so on any thread's stack); `None` when one is not known yet. Marks the
+    /// chunks read used in `decision`, as [`MiddleTable::position_value`].
+    fn known_afterstate_value(&self, after: u64, decision: u32) -> Option<f32> {
+        self.spawn_average(after, |raw| match self.layout.index(raw) {
+            None => Some(0),
+            Some(index) => self.values.get(index, decision),
+        })
+    }
+
+    /// The average over the spawns in the free cells of the model afterstate `after` (a 2 with
+    /// [`TWO_PROBABILITY`], else a 4) of `value` (in 65,534ths, [`TOP`]), as a probability; 0 when no
+    /// free cell is empty, `None` when `value` gives `None` for one.
+    fn spawn_average(&self, after: u64, mut value: impl FnMut(u64) -> Option<u16>) -> Option<f32> {
         let (mut total, mut empty) = (0.0f32, 0u32);
         for &cell in &self.layout.free {
             if nibble(after, cell) != 0 {
                 continue;
             }
             empty += 1;
-            let two = self.position_value(after | 1 << (4 * cell), stats)?;
-            let four = self.position_value(after | 2 << (4 * cell), stats)?;
+            let two = f32::from(value(after | 1 << (4 * cell))?) / f32::from(TOP);
+            let four = f32::from(value(after | 2 << (4 * cell))?) / f32::from(TOP);
             total += TWO_PROBABILITY * two + (1.0 - TWO_PROBABILITY) * four;
         }
         Some(if empty == 0 {
@@ -682,11 +705,11 @@ impl MiddleTable {
         })
     }
 
-    fn solve(&self, raw: u64, stats: &MiddleStats) -> Option<u16> {
+    fn solve(&self, raw: u64, stats: &MiddleStats, decision: u32) -> Option<u16> {
         let Some(index) = self.layout.index(raw) else {
             return Some(0);
         };
-        if let Some(v) = self.values.get(index, stats.epoch.load(Ordering::Relaxed)) {
+        if let Some(v) = self.values.get(index, decision) {
             return Some(v);
         }
         let mut best = 0.0f32;
@@ -697,7 +720,7 @@ impl MiddleTable {
             let p = match self.layout.outcome(raw, after.raw()) {
                 MiddleOutcome::Disturbs | MiddleOutcome::Beyond => continue,
                 MiddleOutcome::Made => 1.0,
-                MiddleOutcome::After(a) => self.afterstate_value(a, stats)?,
+                MiddleOutcome::After(a) => self.afterstate_value(a, stats, decision)?,
             };
             best = best.max(p);
             if best >= 1.0 {
@@ -705,7 +728,7 @@ impl MiddleTable {
             }
         }
         let v = (best * f32::from(TOP)).round() as u16;
-        self.values.set(index, v, stats)?;
+        self.values.set(index, v, stats, decision)?;
         stats.computed.fetch_add(1, Ordering::Relaxed);
         Some(v)
     }
@@ -724,8 +747,8 @@ pub struct MiddleStats {
     pub packed: AtomicU64,
     /// Chunks dropped to make room.
     pub evicted: AtomicU64,
-    /// The decision being made: [`MiddleTables::move_values`] counts them from 1, and each
-    /// chunk remembers the last one that used it.
+    /// The latest decision begun: [`MiddleTables::move_values`] counts them from 1, and each
+    /// chunk remembers the latest one that used it.
     pub epoch: AtomicU32,
     /// The epoch of the last eviction.
     last_eviction: AtomicU32,
@@ -874,9 +897,13 @@ impl MiddleTables {
         self.tables.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Counts `chunks` packed chunks holding `positions` values put from the tables' file.
-    pub fn count_loaded(&self, chunks: u64, positions: u64) {
-        let bytes = chunks * PACKED_HEAD + 2 * positions;
+    /// Counts the packed chunks put from the tables' file ([`MiddleTable::put_chunk`]): their
+    /// bytes in the memory in use, their values in the positions computed. Call it once, after
+    /// the last one is put.
+    pub fn count_loaded(&self) {
+        let tables = self.tables();
+        let packed = tables.iter().flat_map(|t| t.values.packed.iter().flatten());
+        let (bytes, positions) = packed.fold((0, 0), |(b, p), c| (b + c.bytes(), p + c.len()));
         self.stats.packed_bytes.fetch_add(bytes, Ordering::Relaxed);
         self.stats.computed.fetch_add(positions, Ordering::Relaxed);
     }
@@ -907,18 +934,18 @@ impl MiddleTables {
             return None;
         }
         let now = self.stats.epoch.fetch_add(1, Ordering::Relaxed) + 1;
-        let (best, starved) = self.best_cover(board);
+        let (best, starved) = self.best_cover(board, now);
         let last = self.stats.last_eviction.load(Ordering::Relaxed);
         let due = now.wrapping_sub(last) >= EVICTION_INTERVAL;
-        if starved && self.evicts && due && self.make_room() {
-            return self.best_cover(board).0;
+        if starved && self.evicts && due && self.make_room(now) {
+            return self.best_cover(board, now).0;
         }
         best
     }
 
-    /// The best cover's move values ([`MiddleTables::move_values`]), and whether a cover was
-    /// passed over for want of memory.
-    fn best_cover(&self, board: Board) -> (Option<[Option<f32>; 4]>, bool) {
+    /// The best cover's move values ([`MiddleTables::move_values`]) in decision `now`, and
+    /// whether a cover was passed over for want of memory.
+    fn best_cover(&self, board: Board, now: u32) -> (Option<[Option<f32>; 4]>, bool) {
         let tables = self.tables();
         let mut best: Option<([Option<f32>; 4], f32)> = None;
         let mut starved = false;
@@ -928,7 +955,7 @@ impl MiddleTables {
                 if !table.layout.fits(raw) {
                     continue;
                 }
-                let Some(values) = self.cover_values(table, board, s, raw) else {
+                let Some(values) = self.cover_values(table, board, s, raw, now) else {
                     starved = true;
                     continue;
                 };
@@ -941,7 +968,8 @@ impl MiddleTables {
         (best.map(|(v, _)| v), starved)
     }
 
-    /// Makes room, never touching the chunks of the decision being made: packs every other
+    /// Makes room for decision `now`, never touching the chunks it used, nor those of later
+    /// decisions (another game's, begun while this one waited for the lock): packs every other
     /// chunk held whole ([`PackedChunk`]: a third of its memory on average; reads stay exact, a
     /// new value unpacks the chunk again) and drops the packed copies of the chunks held whole,
     /// then drops the chunks least recently used, whole or packed, until at most
@@ -957,12 +985,15 @@ impl MiddleTables {
     /// resident (the packed copies are allocated while the whole chunks' memory is still held),
     /// every 256 MB at 7.85 GB; 100 games with a 7.5 GB resident cap, 7.93 GB. Keeping a third
     /// of the limit whole and packing the rest lost the 32768s (1 and 3 games of 20).
-    fn make_room(&self) -> bool {
+    ///
+    /// An earlier decision still being made by another game's thread is not known here: its
+    /// chunks may be packed (read the same; a new value unpacks its chunk again) or dropped
+    /// (computed again), which costs time, never a value.
+    fn make_room(&self, now: u32) -> bool {
         let started = Instant::now();
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         let stats = &self.stats;
         let before = stats.in_use();
-        let now = stats.epoch.load(Ordering::Relaxed);
         let target = stats.room() / 4 * EVICTION_TARGET;
         if before <= target {
             // another thread made room while this one waited for the lock
@@ -1002,15 +1033,17 @@ impl MiddleTables {
     }
 
     /// The move values of `board` under `table` through symmetry `s` (`raw`: the board seen
-    /// through it); `None` when the memory limit leaves no room for a value they need.
+    /// through it) in decision `now`; `None` when the memory limit leaves no room for a value
+    /// they need.
     fn cover_values(
         &self,
         table: &MiddleTable,
         board: Board,
         s: usize,
         raw: u64,
+        now: u32,
     ) -> Option<[Option<f32>; 4]> {
-        let work = || {
+        let values_by = |afterstate: &dyn Fn(u64) -> Option<f32>| {
             let mut values = [None; 4];
             for m in Move::ALL {
                 let Some(after) = board.shifted(m) else {
@@ -1020,11 +1053,16 @@ impl MiddleTables {
                 values[m.index()] = Some(match table.layout.outcome(raw, after) {
                     MiddleOutcome::Disturbs | MiddleOutcome::Beyond => 0.0,
                     MiddleOutcome::Made => 1.0,
-                    MiddleOutcome::After(a) => table.afterstate_value(a, &self.stats)?,
+                    MiddleOutcome::After(a) => afterstate(a)?,
                 });
             }
             Some(values)
         };
+        // most boards' values are known: read them here, without a thread
+        if let Some(values) = values_by(&|a| table.known_afterstate_value(a, now)) {
+            return Some(values);
+        }
+        let work = || values_by(&|a| table.afterstate_value(a, &self.stats, now));
         std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .stack_size(SOLVE_STACK)
@@ -1037,7 +1075,7 @@ impl MiddleTables {
 }
 
 /// Packs every chunk of `uses` held whole and last used before decision `now`, and drops the
-/// packed copies of the chunks of `now` held whole (for [`MiddleTables::make_room`], counting
+/// packed copies of the chunks of `now` or later held whole (for [`MiddleTables::make_room`], counting
 /// in `stats`); the chunks packed, and the time spent giving memory back
 /// ([`release_free_memory`], every [`TRIM_EVERY`] bytes of whole chunks freed).
 fn pack_unused(
@@ -1052,7 +1090,7 @@ fn pack_unused(
         if !values.is_whole(n) {
             continue;
         }
-        if used == now {
+        if used >= now {
             let stale = values.drop_stale_packed(n);
             stats.packed_bytes.fetch_sub(stale, Ordering::Relaxed);
             continue;
@@ -1538,7 +1576,7 @@ mod tests {
         assert_eq!(values.get(base + 2, 1), Some(8));
         assert_eq!(values.get(base + 1, 1), None);
         let stats = MiddleStats::default();
-        values.set(base + 1, 41, &stats).unwrap();
+        values.set(base + 1, 41, &stats, 1).unwrap();
         assert_eq!(stats.chunks.load(Ordering::Relaxed), 1);
         let read: Vec<_> = (0..3).map(|k| values.get(base + k, 1)).collect();
         assert_eq!(read, [Some(6), Some(41), Some(8)]);
@@ -1660,8 +1698,8 @@ mod tests {
         let target = second_packed + second_packed / 4;
         assert!(target < first_packed + second_packed, "{target}");
         tables.stats.set_limit(target / EVICTION_TARGET * 4);
-        tables.stats.epoch.fetch_add(1, Ordering::Relaxed);
-        assert!(tables.make_room());
+        let now = tables.stats.epoch.fetch_add(1, Ordering::Relaxed) + 1;
+        assert!(tables.make_room(now));
         let stats = tables.stats();
         assert!(stats.evicted.load(Ordering::Relaxed) > 0);
         assert!(stats.in_use() <= target, "{} > {target}", stats.in_use());
@@ -1687,6 +1725,35 @@ mod tests {
         assert_eq!(tables.move_values(first), Some(first_values));
     }
 
+    /// Making room for a decision keeps whole every chunk used by it or by a later one (another
+    /// game's, begun while it waited for the lock), and a read by an earlier decision does not
+    /// make a chunk look older than it is: of the first board's values (decision 1) and the
+    /// second's (decision 3, then read again by decision 2), with no room at all, making room
+    /// for decision 2 drops the first's and keeps the second's whole.
+    #[test]
+    fn making_room_keeps_the_chunks_of_the_decision_and_later_ones() {
+        let (first, second) = two_boards();
+        let (second_values, _, _) = alone(second);
+        let mut tables = four_two_tables();
+        let marked = |tables: &MiddleTables, from: u32| -> Vec<(usize, usize)> {
+            let t = tables.tables();
+            let uses = t.iter().enumerate().flat_map(|(i, t)| t.values.uses(i));
+            uses.filter(|u| u.0 >= from).map(|u| (u.1, u.2)).collect()
+        };
+        assert!(tables.best_cover(first, 1).0.is_some());
+        assert_eq!(tables.best_cover(second, 3).0, Some(second_values));
+        let later = marked(&tables, 3);
+        assert!(!later.is_empty());
+        assert_eq!(tables.best_cover(second, 2).0, Some(second_values));
+        assert_eq!(marked(&tables, 3), later, "still marked used in decision 3");
+        tables.stats.set_limit(CHUNK_BYTES);
+        tables.make_room(2);
+        assert!(tables.stats().evicted.load(Ordering::Relaxed) > 0);
+        let whole = |&(i, n): &(usize, usize)| tables.tables()[i].values.is_whole(n);
+        assert!(later.iter().all(whole));
+        assert_eq!(marked(&tables, 1), later, "every other chunk dropped");
+    }
+
     /// The saved chunks no decision has used are dropped one by one, only as many as the room
     /// needs: of four, with room for three, one goes (a decision's chunks go together).
     #[test]
@@ -1698,12 +1765,12 @@ mod tests {
             let table = &mut tables.tables_mut()[0];
             table.put_chunk(n, &bitmap, Box::new([5])).unwrap();
         }
-        tables.count_loaded(4, 4);
+        tables.count_loaded();
         let each = 2_048 + 512 + 2;
         assert_eq!(tables.memory(), 4 * each);
         // three quarters of the limit hold three of them
         tables.stats.set_limit(4 * each);
-        tables.make_room();
+        tables.make_room(1);
         assert_eq!(tables.stats().evicted.load(Ordering::Relaxed), 1);
         assert_eq!(tables.memory(), 3 * each);
         assert_eq!(tables.tables()[0].stored_chunks(), 3);
@@ -1816,7 +1883,7 @@ mod tests {
                     .spawn_scoped(scope, || {
                         (
                             brute_force(&l, r, &mut memo),
-                            table.position_value(r, &stats).unwrap(),
+                            table.position_value(r, &stats, 1).unwrap(),
                         )
                     })
                     .unwrap()

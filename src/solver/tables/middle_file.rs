@@ -320,7 +320,7 @@ pub fn load_middle(path: &Path) -> Result<(MiddleTables, MiddleHeader), TableFil
     if u32::from_le_bytes(stored) != crc.finalize() {
         return Err(corrupt());
     }
-    tables.count_loaded(header.chunks, positions);
+    tables.count_loaded();
     Ok((tables, header))
 }
 
