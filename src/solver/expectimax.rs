@@ -626,22 +626,22 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         Some((values, nodes))
     }
 
-    /// The decision for `board` within `budget` (see [`Expectimax::new`]).
+    /// The decision for `board` within `budget` (see [`Expectimax::new`]): the tables' values
+    /// when they decide the board ([`Evaluator::decide_exactly`]), else a search of the moves
+    /// they leave (all of them without tables) to the depth the budget sets.
     pub fn decide_on(&mut self, board: P, budget: &Budget) -> Decision {
         let start = Instant::now();
         let legal = legal_roots(board);
-        let roots = legal.as_slice();
-        let ms = |s: Instant| s.elapsed().as_secs_f64() * 1e3;
-        if roots.is_empty() {
-            return Decision::from_values([None; 4], 0, 0, ms(start));
+        if legal.as_slice().is_empty() {
+            return Decision::from_values([None; 4], 0, 0, elapsed_ms(start));
         }
         let narrowed;
         let roots = match self.eval.decide_exactly(board) {
-            None => roots,
-            Some(exact) => match near_best(roots, &exact, self.options.table_margin) {
+            None => legal.as_slice(),
+            Some(exact) => match near_best(legal.as_slice(), &exact, self.options.table_margin) {
                 None => {
                     let values = exact.map(|v| v.map(f64::from));
-                    let mut d = Decision::from_values(values, 0, 0, ms(start));
+                    let mut d = Decision::from_values(values, 0, 0, elapsed_ms(start));
                     d.exact = true;
                     return d;
                 }
@@ -651,57 +651,75 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
                 }
             },
         };
-        let external = budget.stop.as_deref();
         let work = budget.work.map(|w| w.min(u64::from(MAX_DEPTH)) as u32);
-        let (max_depth, time) = match (work, budget.time) {
-            (Some(d), None) => (d, None),
-            (d, Some(t)) => (d.unwrap_or(MAX_DEPTH), Some(t)),
-            (None, None) => (
-                default_depth(board).max(self.pondered_depth(roots)),
-                Some(Duration::from_millis(DEFAULT_TIME_MS)),
-            ),
+        match (work, budget.time) {
+            (Some(d), None) => self.search_to_depth(roots, d, budget, start),
+            (d, Some(t)) => self.deepen(roots, d.unwrap_or(MAX_DEPTH), start + t, budget, start),
+            (None, None) => {
+                let depth = default_depth(board).max(self.pondered_depth(roots));
+                let deadline = start + Duration::from_millis(DEFAULT_TIME_MS);
+                self.deepen(roots, depth, deadline, budget, start)
+            }
+        }
+    }
+
+    /// Depth 0, a static evaluation of each move: it always completes, the fallback when a
+    /// deeper search is stopped.
+    fn static_values(&mut self, roots: &[(usize, P)]) -> ([Option<f64>; 4], u64) {
+        self.search(roots, 0, None, None, false)
+            .expect("no deadline")
+    }
+
+    /// The decision from a search of `roots` to `depth` with no deadline, begun at `start`
+    /// (only `budget`'s stop flag ends it early: then the static values decide).
+    fn search_to_depth(
+        &mut self,
+        roots: &[(usize, P)],
+        depth: u32,
+        budget: &Budget,
+        start: Instant,
+    ) -> Decision {
+        let external = budget.stop.as_deref();
+        let searched = (depth > 0)
+            .then(|| self.search_pondered(roots, depth, None, external))
+            .flatten();
+        let (values, nodes, depth, stopped) = match searched {
+            Some((v, n)) => (v, n, depth, false),
+            None => {
+                let (v, n) = self.static_values(roots);
+                (v, n, 0, depth > 0)
+            }
         };
-        // Depth 0 (a static evaluation of each move) always completes: the fallback when a
-        // deeper search is stopped, made first when a deadline may stop it
-        let static_values = || {
-            self.search(roots, 0, None, None, false)
-                .expect("no deadline")
-        };
-        let Some(time) = time else {
-            let searched = (max_depth > 0)
-                .then(|| self.search_pondered(roots, max_depth, None, external))
-                .flatten();
-            let (values, nodes, depth, stopped) = match searched {
-                Some((v, n)) => (v, n, max_depth, false),
-                None => {
-                    let (v, n) = static_values();
-                    (v, n, 0, max_depth > 0)
-                }
-            };
-            let mut d = Decision::from_values(values, nodes, depth, ms(start));
-            d.stopped = stopped;
-            return d;
-        };
-        let (mut values, mut nodes) = static_values();
-        let mut depth = 0;
-        let mut stopped = false;
-        let deadline = start + time;
+        let mut d = Decision::from_values(values, nodes, depth, elapsed_ms(start));
+        d.stopped = stopped;
+        d
+    }
+
+    /// The decision from iterative deepening of `roots`, depth 1 to `max_depth`, begun at
+    /// `start`, until `deadline` (ms of the budget) or `budget`'s stop flag: the deepest search
+    /// completed decides (depth 0, made first, when none did). A depth is not begun when it
+    /// would not finish in time: it costs about the last one times the growth seen between the
+    /// last two (at least 2, at most 50; [`DEFAULT_GROWTH`] after the first).
+    fn deepen(
+        &mut self,
+        roots: &[(usize, P)],
+        max_depth: u32,
+        deadline: Instant,
+        budget: &Budget,
+        start: Instant,
+    ) -> Decision {
+        let external = budget.stop.as_deref();
+        let (mut values, mut nodes) = self.static_values(roots);
+        let (mut depth, mut stopped) = (0, false);
         let mut last_spent: Option<Duration> = None;
         for d in 1..=max_depth {
             let t0 = Instant::now();
-            match self.search_pondered(roots, d, Some(deadline), external) {
-                Some((v, n)) => {
-                    values = v;
-                    nodes += n;
-                    depth = d;
-                }
-                None => {
-                    stopped = budget.stopped();
-                    break;
-                }
-            }
-            // Skip the next depth when it would not finish in time: it costs about this one
-            // times the growth seen between the last two depths (at least 2, at most 50).
+            let Some((v, n)) = self.search_pondered(roots, d, Some(deadline), external) else {
+                stopped = budget.stopped();
+                break;
+            };
+            (values, depth) = (v, d);
+            nodes += n;
             let spent = t0.elapsed();
             let growth = match last_spent {
                 Some(prev) if !prev.is_zero() => {
@@ -714,10 +732,15 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
             }
             last_spent = Some(spent);
         }
-        let mut decision = Decision::from_values(values, nodes, depth, ms(start));
+        let mut decision = Decision::from_values(values, nodes, depth, elapsed_ms(start));
         decision.stopped = stopped;
         decision
     }
+}
+
+/// Milliseconds since `start`.
+fn elapsed_ms(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
 }
 
 /// The legal root moves of a board: (index in `Move::ALL`, the board after the move), without
