@@ -42,10 +42,13 @@ fn bot2048() -> Command {
 
 #[test]
 fn sim_json_has_the_issue_keys_and_sane_values() {
+    // no tables: `--eval auto` is the heuristic
+    let tables = tempfile::tempdir().unwrap();
     let out = bot2048()
         .args([
             "sim", "--games", "2", "--seed", "3", "--depth", "1", "--json",
         ])
+        .env("BOT2048_TABLES", tables.path())
         .output()
         .unwrap();
     assert!(
@@ -57,7 +60,8 @@ fn sim_json_has_the_issue_keys_and_sane_values() {
     let obj = v.as_object().unwrap();
     let mut keys: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
     keys.sort();
-    // the keys of earlier versions, plus the mean decision time and the games won (--goal)
+    // the keys of earlier versions, plus the mean decision time, the games won (--goal) and
+    // the evaluation played with
     assert_eq!(
         keys,
         [
@@ -65,6 +69,7 @@ fn sim_json_has_the_issue_keys_and_sane_values() {
             "decision_ms_mean",
             "decision_ms_median",
             "decision_ms_p99",
+            "evaluation",
             "games",
             "max_tile_counts",
             "median_score",
@@ -74,6 +79,7 @@ fn sim_json_has_the_issue_keys_and_sane_values() {
             "won"
         ]
     );
+    assert_eq!(v["evaluation"], "heuristic");
     assert_eq!(v["games"], 2);
     // Two games: the tile counts add up to 2, and reach rates fall as tiles grow.
     let counts: u64 = v["max_tile_counts"]
@@ -173,11 +179,12 @@ fn sim_draws_a_png_chart() {
 }
 
 /// The keys of `sim --json`, sorted.
-const SIM_KEYS: [&str; 11] = [
+const SIM_KEYS: [&str; 12] = [
     "avg_score",
     "decision_ms_mean",
     "decision_ms_median",
     "decision_ms_p99",
+    "evaluation",
     "games",
     "max_tile_counts",
     "median_score",
@@ -201,6 +208,37 @@ fn json_of(args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Each solver of a comparison names the evaluation it played with: `--eval`'s (`auto`, with
+/// no tables the heuristic) or its own after a `/`.
+#[test]
+fn sim_compare_json_names_each_solvers_evaluation() {
+    let tables = tempfile::tempdir().unwrap();
+    let out = bot2048()
+        .args([
+            "sim",
+            "--compare",
+            "expectimax,expectimax/corner",
+            "--games",
+            "1",
+            "--seed",
+            "5",
+            "--depth",
+            "0",
+            "--json",
+        ])
+        .env("BOT2048_TABLES", tables.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["expectimax"]["evaluation"], "heuristic");
+    assert_eq!(v["expectimax/corner"]["evaluation"], "corner");
 }
 
 #[test]

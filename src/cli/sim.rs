@@ -92,7 +92,8 @@ pub struct SimArgs {
     /// Stop each game after this many moves (large boards play for very long).
     #[arg(long, value_name = "N")]
     pub max_moves: Option<u32>,
-    /// Print the summary as one JSON object on stdout.
+    /// Print the summary as one JSON object on stdout (with `--compare`, one per solver, keyed
+    /// by name); its `evaluation` names the evaluation played with, `auto` resolved.
     #[arg(long)]
     pub json: bool,
     /// Draw the score distribution and the reach rates into this PNG file.
@@ -190,7 +191,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let comparison = std::thread::scope(|scope| {
+    let mut comparison = std::thread::scope(|scope| {
         if !terminal {
             scope.spawn(|| log.tick_until_done());
         }
@@ -205,6 +206,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         eprintln!("sim: {total}/{total} games in {} s", took.as_secs());
     }
 
+    for (run, entrant) in comparison.runs.iter_mut().zip(&entrants) {
+        run.summary.evaluation = evaluation_name(entrant)?;
+    }
     match (&args.compare, args.json) {
         (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
         (None, false) => print_run(&comparison.runs[0], &args),
@@ -393,6 +397,13 @@ fn short_budget(budget: &str) -> &str {
     } else {
         budget
     }
+}
+
+/// The name of the evaluation `entrant` played with (`auto` resolved), `None` for a solver that
+/// uses none.
+fn evaluation_name(entrant: &Entrant) -> anyhow::Result<Option<String>> {
+    let uses = registry::find(&entrant.solver_name)?.uses_evaluation;
+    Ok(uses.then(|| entrant.solver.evaluation.name().to_string()))
 }
 
 /// One `--compare` entry, `SOLVER` or `SOLVER/EVAL` (e.g. `expectimax/ntuple`): the entry's

@@ -285,6 +285,11 @@ pub struct Summary {
     /// Share of the moves an endgame table decided outright, 0..=1 (absent when none did).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_share: Option<f64>,
+    /// The evaluation the solver played with, as `--eval` names it with `auto` resolved
+    /// (`"corner-middle"`, `"heuristic"`, …); absent for a solver that uses none and until the
+    /// caller sets it ([`summarize`] does not know it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<String>,
 }
 
 /// Summarises finished games of `shape`; `seconds` is the run's wall-clock time.
@@ -332,6 +337,7 @@ pub fn summarize_with(results: &[GameResult], seconds: f64, tiles: &[u64]) -> Su
             let exact: u64 = results.iter().map(|r| u64::from(r.exact_decisions)).sum();
             (exact > 0).then(|| exact as f64 / moves.max(1) as f64)
         },
+        evaluation: None,
     }
 }
 
