@@ -220,16 +220,18 @@ fn real_games_read_at_100_percent_with_their_profile() {
 }
 
 /// 2048-qt paints every tile from 4096 on in one colour (#3c3a32) and draws digits with subpixel
-/// anti-aliasing (colour fringes). Its profile, made from tiles up to 8192, reads this 16384 (a
-/// frame of a played game, labelled by eye) from its five digits: a larger power of two on the
-/// largest value's colour. Before, the fringes of its small five-digit text (4 % of the text
-/// box) passed for something covering it, and the colour named only 4096 and 8192.
+/// anti-aliasing (colour fringes). Its profile, made from tiles up to 8192, reads this 16384 and
+/// this 32768 (frames of two played games, labelled by eye) from their five digits: a larger
+/// power of two on the largest value's colour (the 32768's 7 from the built-in templates, as
+/// no 2048-qt frame the profile was made from has one). Before, the fringes of its small
+/// five-digit text (4 % of the text box) passed for something covering it, and the colour named
+/// only 4096 and 8192.
 #[test]
-fn the_2048_qt_profile_reads_a_16384_from_its_digits() {
+fn the_2048_qt_profile_reads_a_16384_and_a_32768_from_their_digits() {
     let dir = repo_corpus().join("2048-qt-larger");
     let p = Profile::load("2048-qt").expect("built-in");
     let results = check_dir(&dir, &ProfileChoice::Given(p));
-    assert_eq!(results.len(), 1);
+    assert_eq!(results.len(), 2);
     for (file, s, why) in results {
         assert_eq!((s.ok, s.total), (16, 16), "{file}: {why}");
     }
