@@ -697,9 +697,8 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
 
     /// The decision from iterative deepening of `roots`, depth 1 to `max_depth`, begun at
     /// `start`, until the instant `deadline` (`start` plus the budget's time) or `budget`'s stop
-    /// flag: the deepest search
-    /// completed decides (depth 0, made first, when none did). A depth is not begun when it
-    /// would not finish in time: it costs about the last one times the growth seen between the
+    /// flag: the deepest search completed decides (depth 0, made first, when none did). A depth
+    /// is not begun when it would not finish in time: it costs about the last one times the growth seen between the
     /// last two (at least 2, at most 50; [`DEFAULT_GROWTH`] after the first).
     fn deepen(
         &mut self,
