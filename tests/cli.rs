@@ -40,14 +40,12 @@ fn bot2048() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bot2048"))
 }
 
-#[test]
-fn sim_json_has_the_issue_keys_and_sane_values() {
-    // no tables: `--eval auto` is the heuristic
+/// The JSON `bot2048 ARGS` prints with no tables built (an empty `BOT2048_TABLES`, so that
+/// `--eval auto` is the heuristic), after a successful exit.
+fn json_without_tables(args: &[&str]) -> serde_json::Value {
     let tables = tempfile::tempdir().unwrap();
     let out = bot2048()
-        .args([
-            "sim", "--games", "2", "--seed", "3", "--depth", "1", "--json",
-        ])
+        .args(args)
         .env("BOT2048_TABLES", tables.path())
         .output()
         .unwrap();
@@ -56,7 +54,14 @@ fn sim_json_has_the_issue_keys_and_sane_values() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn sim_json_has_the_issue_keys_and_sane_values() {
+    let v = json_without_tables(&[
+        "sim", "--games", "2", "--seed", "3", "--depth", "1", "--json",
+    ]);
     let obj = v.as_object().unwrap();
     let mut keys: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
     keys.sort();
@@ -214,29 +219,18 @@ fn json_of(args: &[&str]) -> serde_json::Value {
 /// no tables the heuristic) or its own after a `/`.
 #[test]
 fn sim_compare_json_names_each_solvers_evaluation() {
-    let tables = tempfile::tempdir().unwrap();
-    let out = bot2048()
-        .args([
-            "sim",
-            "--compare",
-            "expectimax,expectimax/corner",
-            "--games",
-            "1",
-            "--seed",
-            "5",
-            "--depth",
-            "0",
-            "--json",
-        ])
-        .env("BOT2048_TABLES", tables.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_without_tables(&[
+        "sim",
+        "--compare",
+        "expectimax,expectimax/corner",
+        "--games",
+        "1",
+        "--seed",
+        "5",
+        "--depth",
+        "0",
+        "--json",
+    ]);
     assert_eq!(v["expectimax"]["evaluation"], "heuristic");
     assert_eq!(v["expectimax/corner"]["evaluation"], "corner");
 }
