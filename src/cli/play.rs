@@ -281,9 +281,9 @@ pub struct PlayArgs {
     pub dump_dir: Option<PathBuf>,
     /// Print the summary as one JSON object on stdout.
     ///
-    /// Print the summary as one JSON object on stdout: moves, score, max_tile, desyncs,
-    /// stop_reason, medians of the times, final_board, evaluation (the one the solver played
-    /// with, `auto` resolved; null for a solver that uses none), and more.
+    /// Its keys: moves, score, max_tile, desyncs, stop_reason, medians of the times,
+    /// final_board, evaluation (the one the solver played with, `auto` resolved; null for a
+    /// solver that uses none), and more.
     #[arg(long)]
     pub json: bool,
     /// No progress line on stderr.

@@ -4,7 +4,7 @@
 //! The games, the comparison, their statistics and the chart live in [`crate::sim`]; this file
 //! checks the arguments (all of them before the first game), then prints.
 use super::exit::UsageError;
-use super::solver_args::SolverArgs;
+use super::solver_args::{played_evaluation, SolverArgs};
 use crate::engine::{Shape, SpawnRule};
 use crate::sim::chart;
 use crate::sim::compare::{self, Comparison, Entrant, SolverRun};
@@ -402,8 +402,8 @@ fn short_budget(budget: &str) -> &str {
 /// The name of the evaluation `entrant` played with (`auto` resolved), `None` for a solver that
 /// uses none.
 fn evaluation_name(entrant: &Entrant) -> anyhow::Result<Option<String>> {
-    let uses = registry::find(&entrant.solver_name)?.uses_evaluation;
-    Ok(uses.then(|| entrant.solver.evaluation.name().to_string()))
+    let name = played_evaluation(&entrant.solver_name, &entrant.solver.evaluation)?;
+    Ok(name.map(str::to_string))
 }
 
 /// One `--compare` entry, `SOLVER` or `SOLVER/EVAL` (e.g. `expectimax/ntuple`): the entry's

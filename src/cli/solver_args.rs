@@ -130,10 +130,7 @@ impl SolverArgs {
     /// # Errors
     /// As [`SolverArgs::evaluation`].
     pub fn evaluation_name(&self) -> anyhow::Result<Option<&'static str>> {
-        if !registry::find(&self.solver)?.uses_evaluation {
-            return Ok(None);
-        }
-        Ok(Some(self.evaluation()?.name()))
+        played_evaluation(&self.solver, &self.evaluation()?)
     }
 
     /// One line saying which evaluation the solver plays with, for `play`, `advise` and `sim`
@@ -283,4 +280,17 @@ fn tables_note(inner: &str, tables: &crate::solver::tables::EndgameTables) -> St
             .unwrap_or_default()
             .display()
     )
+}
+
+/// The name of `evaluation` (`auto` resolved when it was parsed) when `solver` plays with one,
+/// `None` for a solver that uses none: what `play --json` and `sim --json` report.
+///
+/// # Errors
+/// An unknown solver.
+pub fn played_evaluation(
+    solver: &str,
+    evaluation: &Evaluation,
+) -> anyhow::Result<Option<&'static str>> {
+    let uses = registry::find(solver)?.uses_evaluation;
+    Ok(uses.then(|| evaluation.name()))
 }
