@@ -150,10 +150,12 @@ impl TablePolicy {
 /// The solver measured: a one-thread expectimax over the heuristic on the bitboard.
 pub type PeerSolver = Expectimax<Board, RowHeuristic>;
 
-/// A one-thread expectimax (decisions at an exact depth through [`decide_all`]).
+/// A one-thread expectimax (decisions at an exact depth through [`decide_all`]), with no
+/// extension on tight boards: nneonneo's `depth_limit` searches every board to the same depth.
 pub fn solver_at(_depth: u32) -> PeerSolver {
     let opts = ExpectimaxOptions {
         root_parallel: false,
+        extend_below: 0,
         ..ExpectimaxOptions::default()
     };
     Expectimax::new(Shape::FOUR, opts, RowHeuristic::new())

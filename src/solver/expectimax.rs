@@ -13,6 +13,8 @@
 //!   it without a search below;
 //! - a transposition table keyed by the board, holding the value and the depth still to search;
 //! - depth adapted to the position: `max(3, distinct tiles − 2)` moves beyond the root move;
+//! - one move deeper on a root board with fewer than [`EXTEND_BELOW`] empty cells (our own
+//!   selective extension: the narrow, dangerous boards get the depth; any depth the budget sets);
 //! - an optional time budget per move (iterative deepening, aborting a depth that overruns);
 //! - root moves searched in parallel with rayon (switchable: [`Expectimax::with_root_parallel`]).
 //!
@@ -38,7 +40,7 @@ pub const INFO: SolverInfo = SolverInfo {
     name: "expectimax",
     summary: "expectimax over spawns with a transposition table and a probability cutoff (default)",
     source: "nneonneo/2048-ai (2048.cpp); articles 001 and 002 (depth-2/3 sketches)",
-    work: Some("depth in moves beyond the root move (0 = one ply), at most 12; default: max(3, distinct tiles - 2) within 20 ms (under 16 cells: as deep as 20 ms allows)"),
+    work: Some("depth in moves beyond the root move (0 = one ply), at most 12; default: max(3, distinct tiles - 2) within 20 ms (under 16 cells: as deep as 20 ms allows); one more on a board with fewer than 4 empty cells (--opt extend-below)"),
     uses_evaluation: true,
     options: &[
         OptionInfo {
@@ -50,6 +52,11 @@ pub const INFO: SolverInfo = SolverInfo {
             key: "table-bits",
             default: "21",
             help: "log2 of the transposition table's slots (16 bytes each; 21 = 32 MiB), 10 to 28",
+        },
+        OptionInfo {
+            key: "extend-below",
+            default: "4",
+            help: "a board with fewer empty cells than this is searched one move deeper than the depth asked (--depth, the default depth, --time-ms's cap); 0: never",
         },
         OptionInfo {
             key: "table-margin",
@@ -71,6 +78,9 @@ pub struct ExpectimaxOptions {
     pub table_bits: u32,
     /// Search the root moves on rayon's threads in parallel.
     pub root_parallel: bool,
+    /// A root board with fewer empty cells than this is searched one move deeper than the
+    /// budget's depth (0: never; [`EXTEND_BELOW`] by default).
+    pub extend_below: u32,
     /// On a board the evaluation decides exactly ([`Evaluator::decide_exactly`]), the moves whose
     /// chance of success is within this probability of the best are searched to choose among
     /// them; a lone best move is played outright ([`TABLE_MARGIN`] by default).
@@ -84,6 +94,7 @@ impl Default for ExpectimaxOptions {
             cprob: CPROB_THRESHOLD,
             table_bits: TABLE_BITS,
             root_parallel: true,
+            extend_below: EXTEND_BELOW,
             table_margin: TABLE_MARGIN,
         }
     }
@@ -99,6 +110,7 @@ impl ExpectimaxOptions {
         let cprob: f32 = v.get("cprob")?;
         let table_bits: u32 = v.get("table-bits")?;
         let table_margin: f32 = v.get("table-margin")?;
+        let extend_below: u32 = v.get("extend-below")?;
         let bad = |message: String| SolverError::BadOption {
             solver: INFO.name.into(),
             message,
@@ -117,6 +129,7 @@ impl ExpectimaxOptions {
             cprob,
             table_bits,
             root_parallel: config.parallel,
+            extend_below,
             table_margin,
         })
     }
@@ -153,6 +166,13 @@ pub const DEFAULT_TIME_MS: u64 = 20;
 pub const DEFAULT_GROWTH: f64 = 8.0;
 /// log2 of the number of transposition-table slots (16 bytes each: 2^21 slots = 32 MiB).
 pub const TABLE_BITS: u32 = 21;
+/// Default [`ExpectimaxOptions::extend_below`]: a root board with 3 empty cells or fewer is
+/// searched one move deeper. Such boards are where games are lost, and their search is narrow (at
+/// most 6 spawns at the first chance node). Measured (BENCHMARKS.md, "Endgame tables"),
+/// `sim --eval corner-middle --depth 3 --games 100 --seed 7`: 32768 in 48 games against 33,
+/// 16384 in 85 against 70, for about 2.2 times the CPU time a move.
+pub const EXTEND_BELOW: u32 = 4;
+
 /// Default [`ExpectimaxOptions::table_margin`]: 0, the table's best move is played (the search
 /// chooses only among moves of exactly equal chance). Measured (BENCHMARKS.md, "Middle-game
 /// tables"), `--eval corner-middle --depth 3`, the same 30 games: 16384 in 17 of them with margin
@@ -420,7 +440,8 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
     /// A solver for boards of `shape`, with `options`, scoring leaves with `eval`. Allocates the transposition table
     /// once (2^`table_bits` slots of 16 bytes: 32 MiB by default).
     ///
-    /// The budget of each decision ([`Budget`]):
+    /// The budget of each decision ([`Budget`]), its depth one move more on a board with fewer
+    /// empty cells than [`ExpectimaxOptions::extend_below`] (never past [`MAX_DEPTH`]):
     /// - `work` only: exactly that depth (moves beyond the root move; 0 = one ply);
     /// - `time` (with or without `work`): iterative deepening from depth 1 up to `work` (default
     ///   [`MAX_DEPTH`]) until the time is spent;
@@ -651,12 +672,16 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
                 }
             },
         };
-        let work = budget.work.map(|w| w.min(u64::from(MAX_DEPTH)) as u32);
+        let extra = u32::from(board.count_empty() < self.options.extend_below);
+        let deeper = |d: u32| (d + extra).min(MAX_DEPTH);
+        let work = budget
+            .work
+            .map(|w| deeper(w.min(u64::from(MAX_DEPTH)) as u32));
         match (work, budget.time) {
             (Some(d), None) => self.search_to_depth(roots, d, budget, start),
             (d, Some(t)) => self.deepen(roots, d.unwrap_or(MAX_DEPTH), start + t, budget, start),
             (None, None) => {
-                let depth = default_depth(board).max(self.pondered_depth(roots));
+                let depth = deeper(default_depth(board)).max(self.pondered_depth(roots));
                 let deadline = start + Duration::from_millis(DEFAULT_TIME_MS);
                 self.deepen(roots, depth, deadline, budget, start)
             }
@@ -1014,8 +1039,15 @@ mod tests {
         let with = |v: u8| after.with_new_tile(15, v);
         let (two, four) = (max_of_evaluations(with(1)), max_of_evaluations(with(2)));
         assert!((two - four).abs() > 1.0, "the 4 must matter for this test");
+        // no extension: the board has 1 empty cell, and the test is of depth 1 exactly
         let value = |spawn: SpawnRule| {
-            solver(spawn).decide_on(b, &Budget::depth(1)).values[Move::Left.index()].unwrap()
+            let opts = ExpectimaxOptions {
+                spawn,
+                extend_below: 0,
+                ..ExpectimaxOptions::default()
+            };
+            let mut solver = Expectimax::new(Shape::FOUR, opts, RowHeuristic::new());
+            solver.decide_on(b, &Budget::depth(1)).values[Move::Left.index()].unwrap()
         };
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
         let classic = value(SpawnRule::Classic);
@@ -1025,6 +1057,43 @@ mod tests {
         );
         let twos = value(SpawnRule::TwosOnly);
         assert!(close(twos, two), "{twos} vs {two}");
+    }
+
+    #[test]
+    fn a_board_with_fewer_than_four_empty_cells_is_searched_one_move_deeper() {
+        let exact = |extend_below: u32| {
+            let opts = ExpectimaxOptions {
+                root_parallel: false,
+                extend_below,
+                ..ExpectimaxOptions::default()
+            };
+            Expectimax::<Board, _>::new(Shape::FOUR, opts, RowHeuristic::new())
+        };
+        // 3 empty cells: depth 1 asked, depth 2 searched, as a search to depth 2 without the rule
+        let tight = board([
+            [2, 4, 8, 16],
+            [32, 64, 128, 256],
+            [4, 8, 16, 2],
+            [0, 2, 0, 0],
+        ]);
+        assert_eq!(tight.count_empty(), 3);
+        let extended = exact(4).decide_on(tight, &Budget::depth(1));
+        let two = exact(0).decide_on(tight, &Budget::depth(2));
+        assert_eq!((extended.work, two.work), (2, 2));
+        assert_eq!(extended.values, two.values);
+        assert_ne!(
+            extended.values,
+            exact(0).decide_on(tight, &Budget::depth(1)).values
+        );
+        // 4 empty cells: the depth asked
+        let roomy = board([
+            [2, 4, 8, 16],
+            [32, 64, 128, 256],
+            [4, 8, 0, 2],
+            [0, 2, 0, 0],
+        ]);
+        assert_eq!(roomy.count_empty(), 4);
+        assert_eq!(exact(4).decide_on(roomy, &Budget::depth(1)).work, 1);
     }
 
     #[test]
