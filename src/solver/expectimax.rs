@@ -866,8 +866,14 @@ mod tests {
     }
 
     fn solver(spawn: SpawnRule) -> Expectimax<Board, RowHeuristic> {
+        solver_extending(spawn, EXTEND_BELOW)
+    }
+
+    /// The default solver with `extend_below` (0: the depth asked on every board).
+    fn solver_extending(spawn: SpawnRule, extend_below: u32) -> Expectimax<Board, RowHeuristic> {
         let opts = ExpectimaxOptions {
             spawn,
+            extend_below,
             ..ExpectimaxOptions::default()
         };
         Expectimax::new(Shape::FOUR, opts, RowHeuristic::new())
@@ -1043,12 +1049,7 @@ mod tests {
         assert!((two - four).abs() > 1.0, "the 4 must matter for this test");
         // no extension: the board has 1 empty cell, and the test is of depth 1 exactly
         let value = |spawn: SpawnRule| {
-            let opts = ExpectimaxOptions {
-                spawn,
-                extend_below: 0,
-                ..ExpectimaxOptions::default()
-            };
-            let mut solver = Expectimax::new(Shape::FOUR, opts, RowHeuristic::new());
+            let mut solver = solver_extending(spawn, 0);
             solver.decide_on(b, &Budget::depth(1)).values[Move::Left.index()].unwrap()
         };
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
@@ -1063,14 +1064,7 @@ mod tests {
 
     #[test]
     fn a_board_with_fewer_than_four_empty_cells_is_searched_one_move_deeper() {
-        let exact = |extend_below: u32| {
-            let opts = ExpectimaxOptions {
-                root_parallel: false,
-                extend_below,
-                ..ExpectimaxOptions::default()
-            };
-            Expectimax::<Board, _>::new(Shape::FOUR, opts, RowHeuristic::new())
-        };
+        let exact = |extend_below| solver_extending(SpawnRule::Classic, extend_below);
         // 3 empty cells: depth 1 asked, depth 2 searched, as a search to depth 2 without the rule
         let tight = board([
             [2, 4, 8, 16],
