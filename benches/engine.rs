@@ -102,6 +102,7 @@ fn search(c: &mut Criterion) {
             root_parallel: false,
             // the same depth on every board, as the benchmark has always measured
             extend_below: 0,
+            extend_twice_below: 0,
             ..ExpectimaxOptions::default()
         };
         let mut solver = Expectimax::<Board, _>::new(Shape::FOUR, opts, RowHeuristic::new());

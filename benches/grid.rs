@@ -87,6 +87,7 @@ fn search(c: &mut Criterion) {
             root_parallel: false,
             // the same depth on every board, as the benchmark has always measured
             extend_below: 0,
+            extend_twice_below: 0,
             ..ExpectimaxOptions::default()
         };
         let mut solver = Expectimax::<GridBoard, _>::new(shape, opts, RowHeuristic::new());

@@ -389,8 +389,9 @@ mod solvers {
         assert_eq!(d.values[Move::Up.index()], None);
         assert_eq!(d.values[Move::Down.index()], None);
         assert!(d.nodes > 0);
-        // no empty cell: one move deeper than asked (expectimax's extend-below, 4 by default)
-        assert_eq!(d.work, 3);
+        // no empty cell: two moves deeper than asked (expectimax's extend-below, 4 by default,
+        // and extend-twice-below, 2 by default)
+        assert_eq!(d.work, 4);
     }
 }
 

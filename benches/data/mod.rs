@@ -156,6 +156,7 @@ pub fn solver_at(_depth: u32) -> PeerSolver {
     let opts = ExpectimaxOptions {
         root_parallel: false,
         extend_below: 0,
+        extend_twice_below: 0,
         ..ExpectimaxOptions::default()
     };
     Expectimax::new(Shape::FOUR, opts, RowHeuristic::new())

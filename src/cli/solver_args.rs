@@ -40,7 +40,8 @@ pub struct SolverArgs {
     /// The solver's measure of work per move (expectimax: the search depth).
     ///
     /// The solver's own measure of work per move: expectimax, the depth in moves beyond the root
-    /// move (one more on a board with fewer than 4 empty cells, unless `--opt extend-below=0`);
+    /// move (one more on a board with fewer than 4 empty cells, unless `--opt extend-below=0`, and
+    /// one more again with fewer than 2, unless `--opt extend-twice-below=0`);
     /// bfs, the longest move sequence; montecarlo, rollouts per move; aco, iterations.
     /// Default: the solver's own.
     #[arg(long, value_name = "N")]
