@@ -61,7 +61,7 @@ pub const INFO: SolverInfo = SolverInfo {
         OptionInfo {
             key: "extend-twice-below",
             default: "2",
-            help: "a board with fewer empty cells than this is searched one move deeper again, on top of extend-below (0: never)",
+            help: "a board with fewer empty cells than this is searched one more move deeper, added to extend-below's move (each rule adds its own: below both, two moves deeper than asked); 0: never",
         },
         OptionInfo {
             key: "table-margin",
@@ -86,8 +86,9 @@ pub struct ExpectimaxOptions {
     /// A root board with fewer empty cells than this is searched one move deeper than the
     /// budget's depth (0: never; [`EXTEND_BELOW`] by default).
     pub extend_below: u32,
-    /// A root board with fewer empty cells than this is searched one move deeper again, on top
-    /// of [`ExpectimaxOptions::extend_below`] (0: never; [`EXTEND_TWICE_BELOW`] by default).
+    /// A root board with fewer empty cells than this is searched one more move deeper, added to
+    /// [`ExpectimaxOptions::extend_below`]'s (each rule adds its own move, so a board below both
+    /// is searched two moves deeper; 0: never; [`EXTEND_TWICE_BELOW`] by default).
     pub extend_twice_below: u32,
     /// On a board the evaluation decides exactly ([`Evaluator::decide_exactly`]), the moves whose
     /// chance of success is within this probability of the best are searched to choose among
