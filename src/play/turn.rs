@@ -419,7 +419,12 @@ fn observe(
             return Event::GameOver;
         }
         Ok((r, g)) if fits(plan, &g) => Ok((r, g)),
-        other => find_moved(reader, &s.frame.image, plan, t.grid).map_or(other, Ok),
+        other => {
+            // where the board was looked for: the reader's grid, which can be another place
+            // than the turn's (an anchor the board has left)
+            let tried = other.as_ref().map_or(t.grid, |(r, _)| super::grid_rect(r));
+            find_moved(reader, &s.frame.image, plan, tried).map_or(other, Ok)
+        }
     };
     let (r, g) = match read {
         Ok(x) => x,
@@ -479,8 +484,8 @@ fn fits(plan: &Planned, g: &ReadGrid) -> bool {
 
 /// A board that moved in its window (issue 24: a browser's infobar opened or closed above the
 /// page, the window was resized): called when the frame `image` shows no board that fits the
-/// mirror where the board was (`grid`, image pixels): no grid there, cells that do not read, or
-/// a read that fits no board of the move. Searches the whole frame afresh
+/// mirror where it was looked for (`grid`, image pixels: the grid of that read, else the turn's):
+/// no grid there, cells that do not read, or a read that fits no board of the move. Searches the whole frame afresh
 /// ([`Reader::read_afresh`], on a copy of the reader, so nothing is lost when nothing comes of
 /// it). A grid found at another place ([`super::board_moved`]) whose read fits the mirror
 /// ([`fits`]) is returned, and the reader goes on with it. A board found at the same place, or
@@ -881,6 +886,46 @@ mod tests {
     /// Frame 300 of the same run, labelled by eye.
     const RESTYLED_300: [[u32; 4]; 4] =
         [[8, 32, 64, 512], [2, 4, 8, 16], [0, 0, 4, 2], [0, 2, 2, 0]];
+
+    /// Issue 24: a reader whose grid is still where the board was before its page moved 121 px
+    /// down (one cell pitch: the gaps there still show the board colour) reads the settled frame
+    /// one row off. The board is then searched afresh: found at the turn's own place, it was
+    /// taken for "not moved" and the read stayed (a desync); compared with where the failed read
+    /// was made, the board is found and its read fits the move.
+    #[test]
+    fn a_read_made_off_the_board_finds_it_at_the_turns_own_place() {
+        let dir = format!("{}/tests/data/web-moved", env!("CARGO_MANIFEST_DIR"));
+        let settled = image::open(format!("{dir}/moved-settled.png"))
+            .unwrap()
+            .to_rgba8();
+        let (w, h) = settled.dimensions();
+        let page = *settled.get_pixel(10, 5);
+        // the frame before the page moved: the settled frame lifted by 121 px
+        let before = image::RgbaImage::from_fn(w, h, |x, y| {
+            if y + 121 < h {
+                *settled.get_pixel(x, y + 121)
+            } else {
+                page
+            }
+        });
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        reader.read(&before).unwrap();
+        reader.anchor_grid();
+        let up = plan([0, 4, 8, 8, 0, 2, 4, 4, 0, 4, 2, 4, 0, 0, 0, 2], Move::Up);
+        let (r, g) = read_for_plan(&mut reader, &settled, &up).unwrap();
+        let tried = crate::play::grid_rect(&r);
+        assert!(tried.y.abs_diff(290) <= 2, "{tried:?}");
+        assert!(!fits(&up, &g), "one row off: {:?}", g.rows());
+        let turns_grid = Rect { y: 411, ..tried };
+        assert!(find_moved(&mut reader.clone(), &settled, &up, turns_grid).is_none());
+        let (r, g) = find_moved(&mut reader, &settled, &up, tried).expect("found");
+        assert!(r.grid.y.abs_diff(411) <= 2, "{:?}", r.grid);
+        // labelled by eye: the afterstate of `up` and a new 2 at row 3, column 1
+        assert_eq!(
+            g.rows(),
+            some(&[[0, 4, 8, 8], [0, 2, 4, 8], [0, 4, 2, 2], [0, 2, 0, 0]])
+        );
+    }
 
     /// A look that contradicts the engine is no lesson: where the engine expects a 2 and the
     /// frame shows an empty cell, or a 4 where it shows a 2, the read stays as read, nothing is

@@ -104,6 +104,22 @@ impl GridRect {
     pub fn gap_y(&self) -> f32 {
         self.pitch_y - self.cell_height
     }
+
+    /// This grid carried to where `found` is, when `found` (the same shape) starts more than a
+    /// quarter of a cell pitch away from it on either axis: the board moved in its window (a
+    /// browser's infobar, a page that scrolled), and a grid remembered where the board was
+    /// would sample the neighbouring cells. Keeps this grid's size and pitch (a profile's, found
+    /// on a settled frame). `None` when `found` is as near as that, or of another shape.
+    pub fn moved_onto(&self, found: &GridRect) -> Option<GridRect> {
+        let far = |a: u32, b: u32, pitch: f32| (a.abs_diff(b) as f32) > pitch / 4.0;
+        let same_shape = (self.rows, self.cols) == (found.rows, found.cols);
+        let moved = far(self.x, found.x, self.pitch_x) || far(self.y, found.y, self.pitch_y);
+        (same_shape && moved).then_some(GridRect {
+            x: found.x,
+            y: found.y,
+            ..*self
+        })
+    }
 }
 
 /// A fitted grid with the board colour variant that matched and the fit's quality.

@@ -429,7 +429,9 @@ impl Reader {
     /// and uses it when its gaps show the board colour. A grid found without a profile does not
     /// replace an anchor that has one.
     /// (A fresh search on the web game once found 3 rows of a 4×4 board: the glow of a bottom
-    /// row of 256 to 2048 tiles tints the gaps around it.)
+    /// row of 256 to 2048 tiles tints the gaps around it.) A grid found without a profile at
+    /// another place than the anchor ([`grid::GridRect::moved_onto`]: the board moved in its
+    /// window) carries the anchor's grid there, profile and all.
     pub fn anchor_grid(&mut self) {
         // a confirmed read that needed cells read without the profile: the profile cannot read
         // this game's digits alone (another font), so reads on its grid take that help from now on
@@ -439,8 +441,25 @@ impl Reader {
         self.fill_until_anchor = false;
         match (self.tracking, self.anchor) {
             (Tracking::Lost, _) => {}
-            // a profile's grid is not given up for one read without a profile
-            (Tracking::Freeform { .. }, Some(Tracking::Acquired { .. })) => {}
+            // a profile's grid is not given up for one read without a profile; but a read
+            // confirmed at another place means the board moved in its window (issue 24): the
+            // profile's grid moves with it, or the next reads would try it where the board was
+            (
+                Tracking::Freeform { grid, size, .. },
+                Some(Tracking::Acquired {
+                    grid: anchored,
+                    profile,
+                    ..
+                }),
+            ) => {
+                if let Some(moved) = anchored.moved_onto(&grid) {
+                    self.anchor = Some(Tracking::Acquired {
+                        grid: moved,
+                        profile,
+                        size,
+                    });
+                }
+            }
             (t, _) => self.anchor = Some(t),
         }
     }
@@ -1253,6 +1272,70 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         );
         image::open(&path).expect(&path).to_rgba8()
+    }
+
+    /// A frame of tests/data/web-moved (the web game whose page moved 121 px down mid-game).
+    fn web_moved(name: &str) -> RgbaImage {
+        let path = format!("{}/tests/data/web-moved/{name}", env!("CARGO_MANIFEST_DIR"));
+        image::open(&path).expect(&path).to_rgba8()
+    }
+
+    /// Issue 24, the page-move drill's failure (`real_games::drill_the_page_moves_down_...`,
+    /// once in a full suite): the web profile's grid anchored where the board was; the page
+    /// moved 121 px down (one cell pitch); the first frame there, mid-slide, reads only without
+    /// a profile, 121 px lower, and is confirmed. The next frame, settled, was read on the old
+    /// anchor: its gaps, one whole pitch off, still showed the board colour, so row 0 read the
+    /// page above the board and rows 1–3 the board's rows 0–2, and `play` stopped with a desync.
+    /// Now the confirmed read carries the anchor to the new place, profile and all.
+    /// (The frame before the move is the settled frame lifted by 121 px: the page above the
+    /// board is one plain colour.)
+    #[test]
+    fn a_board_confirmed_lower_without_a_profile_carries_the_anchor_along() {
+        let settled = web_moved("moved-settled.png");
+        let (w, h) = settled.dimensions();
+        let page = *settled.get_pixel(10, 5);
+        let before = RgbaImage::from_fn(w, h, |x, y| {
+            if y + 121 < h {
+                *settled.get_pixel(x, y + 121)
+            } else {
+                page
+            }
+        });
+        let mut reader = Reader::new(ProfileChoice::Auto);
+        let r = reader.read(&before).unwrap();
+        assert_eq!(r.profile, "web-2048");
+        assert!(r.grid.y.abs_diff(290) <= 2, "{:?}", r.grid);
+        reader.anchor_grid();
+        let r = reader.read(&web_moved("moved-mid-slide.png")).unwrap();
+        assert_eq!(
+            r.profile, "none",
+            "mid-slide: only a read without a profile"
+        );
+        assert!(r.grid.y.abs_diff(411) <= 2, "{:?}", r.grid);
+        // labelled by eye: the frame of the move that made it (`up`)
+        assert_eq!(
+            r.values(),
+            Some(vec![
+                vec![0, 4, 8, 8],
+                vec![0, 2, 4, 4],
+                vec![0, 4, 2, 4],
+                vec![0, 0, 0, 2]
+            ])
+        );
+        reader.anchor_grid();
+        let r = reader.read(&settled).unwrap();
+        assert!(r.grid.y.abs_diff(411) <= 2, "{:?}", r.grid);
+        assert_eq!(r.profile, "web-2048");
+        // labelled by eye: the afterstate of `up` and a new 2 at row 3, column 1
+        assert_eq!(
+            r.values(),
+            Some(vec![
+                vec![0, 4, 8, 8],
+                vec![0, 2, 4, 8],
+                vec![0, 4, 2, 2],
+                vec![0, 2, 0, 0]
+            ])
+        );
     }
 
     /// The first 16 (frame 20, labelled by eye) after a game the web profile read from its
