@@ -485,12 +485,12 @@ fn fits(plan: &Planned, g: &ReadGrid) -> bool {
 /// A board that moved in its window (issue 24: a browser's infobar opened or closed above the
 /// page, the window was resized): called when the frame `image` shows no board that fits the
 /// mirror where it was looked for (`grid`, image pixels: the grid of that read, else the turn's):
-/// no grid there, cells that do not read, or a read that fits no board of the move. Searches the whole frame afresh
-/// ([`Reader::read_afresh`], on a copy of the reader, so nothing is lost when nothing comes of
-/// it). A grid found at another place ([`super::board_moved`]) whose read fits the mirror
-/// ([`fits`]) is returned, and the reader goes on with it. A board found at the same place, or
-/// one that shows another position, gives `None`: the read stays what it was (a disagreement,
-/// then a desync).
+/// no grid there, cells that do not read, or a read that fits no board of the move. Searches the
+/// whole frame afresh ([`Reader::read_afresh`], on a copy of the reader, so nothing is lost when
+/// nothing comes of it). A grid found at another place ([`super::board_moved`]) whose read fits
+/// the mirror ([`fits`]) is returned, and the reader goes on with it. A board found at the same
+/// place, or one that shows another position, gives `None`: the read stays what it was (a
+/// disagreement, then a desync).
 fn find_moved(
     reader: &mut Reader,
     image: &image::RgbaImage,
