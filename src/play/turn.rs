@@ -738,6 +738,7 @@ fn desync_stop(run: &mut Run<'_>, plan: &Planned, seen: &Seen) -> Stop {
 mod tests {
     use super::*;
     use crate::engine::Shape;
+    use crate::vision::test_frames::{lifted, web_moved};
     use crate::vision::{Profile, ProfileChoice};
 
     fn frame(name: &str) -> image::RgbaImage {
@@ -894,20 +895,9 @@ mod tests {
     /// was made, the board is found and its read fits the move.
     #[test]
     fn a_read_made_off_the_board_finds_it_at_the_turns_own_place() {
-        let dir = format!("{}/tests/data/web-moved", env!("CARGO_MANIFEST_DIR"));
-        let settled = image::open(format!("{dir}/moved-settled.png"))
-            .unwrap()
-            .to_rgba8();
-        let (w, h) = settled.dimensions();
-        let page = *settled.get_pixel(10, 5);
+        let settled = web_moved("moved-settled.png");
         // the frame before the page moved: the settled frame lifted by 121 px
-        let before = image::RgbaImage::from_fn(w, h, |x, y| {
-            if y + 121 < h {
-                *settled.get_pixel(x, y + 121)
-            } else {
-                page
-            }
-        });
+        let before = lifted(&settled, 121);
         let mut reader = Reader::new(ProfileChoice::Auto);
         reader.read(&before).unwrap();
         reader.anchor_grid();

@@ -1254,8 +1254,36 @@ fn read_cells(img: &RgbaImage, grid: GridRect, p: &Prepared, variant: usize) -> 
     reading
 }
 
+/// Frames for tests here and in `play`.
+#[cfg(test)]
+pub(crate) mod test_frames {
+    use image::RgbaImage;
+
+    /// A frame of tests/data/web-moved (the web game whose page moved 121 px down mid-game).
+    pub(crate) fn web_moved(name: &str) -> RgbaImage {
+        let path = format!("{}/tests/data/web-moved/{name}", env!("CARGO_MANIFEST_DIR"));
+        image::open(&path).expect(&path).to_rgba8()
+    }
+
+    /// `img` lifted by `px` rows, the rows freed at the bottom filled with the colour of its
+    /// pixel (10, 5): the frame before a page moved `px` down, when the page above the board is
+    /// one plain colour.
+    pub(crate) fn lifted(img: &RgbaImage, px: u32) -> RgbaImage {
+        let (w, h) = img.dimensions();
+        let page = *img.get_pixel(10, 5);
+        RgbaImage::from_fn(w, h, |x, y| {
+            if y + px < h {
+                *img.get_pixel(x, y + px)
+            } else {
+                page
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_frames::{lifted, web_moved};
     use super::*;
 
     #[test]
@@ -1274,12 +1302,6 @@ mod tests {
         image::open(&path).expect(&path).to_rgba8()
     }
 
-    /// A frame of tests/data/web-moved (the web game whose page moved 121 px down mid-game).
-    fn web_moved(name: &str) -> RgbaImage {
-        let path = format!("{}/tests/data/web-moved/{name}", env!("CARGO_MANIFEST_DIR"));
-        image::open(&path).expect(&path).to_rgba8()
-    }
-
     /// Issue 24, the page-move drill's failure (`real_games::drill_the_page_moves_down_...`,
     /// once in a full suite): the web profile's grid anchored where the board was; the page
     /// moved 121 px down (one cell pitch); the first frame there, mid-slide, reads only without
@@ -1292,15 +1314,7 @@ mod tests {
     #[test]
     fn a_board_confirmed_lower_without_a_profile_carries_the_anchor_along() {
         let settled = web_moved("moved-settled.png");
-        let (w, h) = settled.dimensions();
-        let page = *settled.get_pixel(10, 5);
-        let before = RgbaImage::from_fn(w, h, |x, y| {
-            if y + 121 < h {
-                *settled.get_pixel(x, y + 121)
-            } else {
-                page
-            }
-        });
+        let before = lifted(&settled, 121);
         let mut reader = Reader::new(ProfileChoice::Auto);
         let r = reader.read(&before).unwrap();
         assert_eq!(r.profile, "web-2048");
