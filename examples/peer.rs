@@ -21,7 +21,25 @@ use data::{
     apply_all, decide_all, moves_per_cpu_s, parse_pool, pool_for_depth, shift_all,
     shift_all_at_once, solver_at, TablePolicy,
 };
+use std::io::{ErrorKind, Write};
 use std::time::Duration;
+
+/// Prints one JSON line; a closed pipe (`peer moves | head -1`) ends the run quietly.
+fn emit(line: &str) {
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{line}") {
+        if e.kind() == ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("peer: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Ends the run with the usage line and exit status 2 (a bad command line).
+fn usage(problem: &str) -> ! {
+    eprintln!("{problem}: peer [moves ROUNDS | search DEPTH ROUNDS [fresh|kept] [MOVES_OUT]]");
+    std::process::exit(2);
+}
 
 fn stats(v: &[f64]) -> (f64, f64, f64) {
     let mut s = v.to_vec();
@@ -48,11 +66,11 @@ fn moves(rounds: usize) {
             .map(|_| moves_per_cpu_s(&boards, f, Duration::from_millis(500)))
             .collect();
         let (median, min, max) = stats(&rates);
-        println!(
+        emit(&format!(
             "{{\"side\":\"bot2048\",\"figure\":\"{figure}\",\"pool\":\"pool-games\",\"boards\":{},\
              \"median\":{median:.0},\"min\":{min:.0},\"max\":{max:.0}}}",
             boards.len()
-        );
+        ));
     }
 }
 
@@ -71,27 +89,35 @@ fn search(depth: u32, rounds: usize, policy: TablePolicy, moves_out: Option<&str
     }
     if let Some(path) = moves_out {
         let text: String = last.0.iter().map(|m| format!("{m}\n")).collect();
-        std::fs::write(path, text).expect("write the chosen moves");
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("peer: cannot write the chosen moves to {path}: {e}");
+            std::process::exit(1);
+        }
     }
     let (median, min, max) = stats(&ms);
-    println!(
+    emit(&format!(
         "{{\"side\":\"bot2048\",\"figure\":\"ms_per_decision\",\"table\":\"{}\",\"pool\":\"{pool}\",\
          \"boards\":{},\"depth\":{depth},\"median\":{median:.6},\"min\":{min:.6},\"max\":{max:.6},\
          \"nodes\":{}}}",
         policy.name(),
         boards.len(),
         last.1
-    );
+    ));
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).map(String::as_str);
-    let num = |i: usize, default: usize| arg(i).map_or(default, |s| s.parse().expect("a number"));
+    let num = |i: usize, default: usize| {
+        arg(i).map_or(default, |s| {
+            s.parse()
+                .unwrap_or_else(|_| usage(&format!("{s:?} is not a whole number")))
+        })
+    };
     let policy = |i: usize| match arg(i) {
         None | Some("fresh") => TablePolicy::Fresh,
         Some("kept") => TablePolicy::Kept,
-        Some(other) => panic!("table policy is fresh or kept, not {other:?}"),
+        Some(other) => usage(&format!("table policy is fresh or kept, not {other:?}")),
     };
     match arg(0) {
         None => {
@@ -105,11 +131,6 @@ fn main() {
         }
         Some("moves") => moves(num(1, 3)),
         Some("search") => search(num(1, 3) as u32, num(2, 3), policy(3), arg(4)),
-        Some(other) => {
-            eprintln!(
-                "unknown figure {other:?}: peer [moves ROUNDS | search DEPTH ROUNDS [fresh|kept] [MOVES_OUT]]"
-            );
-            std::process::exit(2);
-        }
+        Some(other) => usage(&format!("unknown figure {other:?}")),
     }
 }
