@@ -416,6 +416,74 @@ fn sim_games_out_writes_each_game_and_refuses_an_existing_file() {
     assert!(String::from_utf8_lossy(&res.stderr).contains("--games-out"));
 }
 
+/// `sim --resume FILE --resume-at TILE` plays on every game of an earlier `--games-out` that
+/// made TILE, from where it first had it: at the same fixed depth each ends as the original did
+/// (same seed, score, moves and final board); a game that never made TILE is left out; a file
+/// with no game at TILE is refused with its name (exit 1), a tile that is no tile as a usage
+/// error (exit 2).
+#[test]
+fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, again) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    let sim = |extra: &[&str], out: &std::path::Path| {
+        bot2048()
+            .args(["sim", "--depth", "1", "--eval", "heuristic", "--json"])
+            .args(extra)
+            .arg("--games-out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let res = sim(&["--games", "4", "--seed", "3"], &first);
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let games = |path: &std::path::Path| -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let originals = games(&first);
+    let made_8192: Vec<&serde_json::Value> = originals
+        .iter()
+        .filter(|g| g["max_tile"].as_u64().unwrap() >= 8192)
+        .collect();
+    let tops: Vec<&serde_json::Value> = originals.iter().map(|g| &g["max_tile"]).collect();
+    assert!(!made_8192.is_empty() && made_8192.len() < 4, "{tops:?}");
+    let path = first.to_str().unwrap();
+    let res = sim(&["--resume", path, "--resume-at", "8192"], &again);
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&res.stdout).unwrap();
+    assert_eq!(summary["games"].as_u64(), Some(made_8192.len() as u64));
+    let resumed = games(&again);
+    assert_eq!(resumed.len(), made_8192.len());
+    for game in made_8192 {
+        let same = resumed.iter().find(|r| r["seed"] == game["seed"]).unwrap();
+        for key in ["score", "moves", "board", "max_tile", "first_reached"] {
+            assert_eq!(same[key], game[key], "{key} of game {}", game["seed"]);
+        }
+    }
+    let res = sim(
+        &["--resume", path, "--resume-at", "131072"],
+        &dir.path().join("c.jsonl"),
+    );
+    assert_eq!(res.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(err.contains("a.jsonl") && err.contains("131072"), "{err}");
+    let res = sim(
+        &["--resume", path, "--resume-at", "3000"],
+        &dir.path().join("d.jsonl"),
+    );
+    assert_eq!(res.status.code(), Some(2));
+}
+
 #[test]
 fn sim_refuses_an_existing_or_non_png_out_before_playing() {
     let dir = tempfile::tempdir().unwrap();

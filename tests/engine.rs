@@ -1,6 +1,6 @@
 //! Tests: engine, through the public API (hand-worked cases, statistics of the spawn, properties).
 use bot2048::engine::tables::slide_row_slow;
-use bot2048::engine::{Board, Game, Move};
+use bot2048::engine::{Board, Game, GameState, Move, SpawnRule};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -166,6 +166,53 @@ fn seeded_games_replay_exactly() {
     };
     assert_eq!(play(42), play(42));
     assert_ne!(play(42).0, play(43).0);
+}
+
+/// Plays `moves` moves of `game` (the first legal move of a fixed cycle), recording each board,
+/// score and move count.
+fn cycle_moves(game: &mut Game, moves: usize) -> Vec<(Board, u64, u32)> {
+    let mut seen = Vec::new();
+    for i in 0..moves {
+        let legal = (0..4)
+            .map(|k| Move::ALL[(i + k) % 4])
+            .find(|&m| game.board().apply(m).is_some());
+        let Some(m) = legal else { break };
+        game.play(m);
+        seen.push((game.board(), game.score(), game.moves()));
+    }
+    seen
+}
+
+#[test]
+fn a_resumed_game_meets_the_spawns_the_original_met() {
+    let mut original = Game::new(42);
+    cycle_moves(&mut original, 60);
+    let state = original.state();
+    assert_eq!(
+        (state.seed, state.moves, state.board),
+        (42, 60, original.board())
+    );
+    let mut resumed = Game::resume(&state, SpawnRule::Classic);
+    assert_eq!(
+        (resumed.board(), resumed.score(), resumed.moves()),
+        (original.board(), original.score(), 60)
+    );
+    let ahead = cycle_moves(&mut original, 150);
+    assert!(
+        ahead.len() > 100,
+        "the test game ended after {} moves",
+        ahead.len()
+    );
+    assert_eq!(cycle_moves(&mut resumed, 150), ahead);
+    // the spawn position is what carries the spawns: from the seed's start they differ
+    let mut from_start = Game::resume(
+        &GameState {
+            spawn_position: 0,
+            ..state
+        },
+        SpawnRule::Classic,
+    );
+    assert_ne!(cycle_moves(&mut from_start, 150), ahead);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use super::solver_args::{played_evaluation, SolverArgs};
 use crate::engine::{Shape, SpawnRule};
 use crate::sim::chart;
 use crate::sim::compare::{self, Comparison, Entrant, SolverRun};
-use crate::sim::{GameResult, SimConfig, Summary};
+use crate::sim::{self, GameResult, ResumeFrom, SimConfig, Summary};
 use crate::solver::{registry, SolverError};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -129,6 +129,25 @@ pub struct SimArgs {
     /// game).
     #[arg(long, value_name = "MS")]
     pub animation_ms: Option<u64>,
+    /// Play on the games of an earlier run's --games-out file, each from where it first had the
+    /// tile --resume-at names, with the spawns it would have met.
+    ///
+    /// Each line of a --games-out file keeps where its game stood when each of its last three
+    /// largest tiles first stood on the board. `--resume FILE --resume-at 32768` plays every
+    /// game of FILE that made 32768 on from that board (one game each, on their board size), so
+    /// that a change to late play is measured on the same boards without the moves that lead
+    /// there. At a fixed --depth the same solver ends a resumed game as the original did, but
+    /// for a close decision that a search's caches or the middle-game values in memory can tip.
+    #[arg(
+        long,
+        value_name = "GAMES.jsonl",
+        requires = "resume_at",
+        conflicts_with_all = ["games", "seed", "size"]
+    )]
+    pub resume: Option<PathBuf>,
+    /// The tile --resume plays on from: a tile value, e.g. 32768.
+    #[arg(long, value_name = "TILE", requires = "resume")]
+    pub resume_at: Option<u64>,
 }
 
 /// Runs `bot2048 sim`.
@@ -147,9 +166,19 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.games_out {
         check_games_out(path, args.force)?;
     }
+    let resume = match (&args.resume, args.resume_at) {
+        (Some(path), Some(tile)) => {
+            if !tile.is_power_of_two() || tile < 4 {
+                let why = format!("--resume-at {tile}: a tile value is a power of two from 4");
+                return Err(UsageError(why).into());
+            }
+            sim::resume::read_resume_points(path, tile)?
+        }
+        _ => Vec::new(),
+    };
     // every check before the first game is about the arguments: a usage error (exit 2)
     // (but a network or table file that cannot be loaded is a bad file: exit 1)
-    let (config, entrants) = plan(&args).map_err(|e| {
+    let (config, entrants) = plan(&args, resume).map_err(|e| {
         let bad_file = e.chain().any(|c| {
             matches!(
                 c.downcast_ref::<SolverError>(),
@@ -166,7 +195,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Some(Mutex::new(open_games_out(path, args.force)?)),
         None => None,
     };
-    let total = config.games as u64 * entrants.len() as u64;
+    let total = u64::from(config.game_count()) * entrants.len() as u64;
     let terminal = std::io::stderr().is_terminal();
     let bar = if terminal {
         ProgressBar::new(total)
@@ -211,9 +240,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     }
     match (&args.compare, args.json) {
         (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
-        (None, false) => print_run(&comparison.runs[0], &args),
+        (None, false) => print_run(&comparison.runs[0], &args, &config),
         (Some(_), true) => println!("{}", serde_json::to_string(&comparison)?),
-        (Some(_), false) => print_table(&comparison, &args),
+        (Some(_), false) => print_table(&comparison, &args, &config),
     }
     if let Some(out) = &args.out {
         let img = chart::draw(&config, &comparison.runs)?;
@@ -416,11 +445,12 @@ fn compare_entry(entry: &str) -> (String, &str, Option<&str>) {
 }
 
 /// Checks every argument and makes the run's configuration and its solvers, before any game.
-fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
+fn plan(args: &SimArgs, resume: Vec<ResumeFrom>) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    super::play::check_goal_on(args.goal, Some(args.size))?;
+    let size = resume.first().map_or(args.size, ResumeFrom::shape);
+    super::play::check_goal_on(args.goal, Some(size))?;
     if let Some(out) = &args.out {
         chart::check_path(out, args.force)?;
     }
@@ -457,7 +487,7 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     let names: Vec<&str> = entries.iter().map(|(_, n, _)| *n).collect();
     let options = s.options_for(&names)?;
     let spawn = args.solver_spawn.unwrap_or(args.spawn);
-    let mut template = s.config(args.size, spawn, 0, false)?;
+    let mut template = s.config(size, spawn, 0, false)?;
     template.goal = args.goal;
     let default_evaluation = template.evaluation.clone();
     if !args.json {
@@ -478,7 +508,8 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
             solver: template.clone(),
         });
     }
-    let mut config = SimConfig::new(args.size, args.games, args.seed);
+    let mut config = SimConfig::new(size, args.games, args.seed);
+    config.resume = resume;
     config.spawn = args.spawn;
     config.budget = s.budget(None);
     config.goal = args.goal;
@@ -490,11 +521,14 @@ fn plan(args: &SimArgs) -> anyhow::Result<(SimConfig, Vec<Entrant>)> {
     Ok((config, entrants))
 }
 
-fn print_run(run: &SolverRun, args: &SimArgs) {
+fn print_run(run: &SolverRun, args: &SimArgs, config: &SimConfig) {
     let s: &Summary = &run.summary;
     println!(
-        "solver        {} ({}), {} board, seed {}",
-        run.name, run.budget, args.size, args.seed
+        "solver        {} ({}), {} board, {}",
+        run.name,
+        run.budget,
+        config.shape,
+        config.origin()
     );
     println!("games         {}", s.games);
     println!(
@@ -546,10 +580,12 @@ fn ms(v: f64) -> String {
 }
 
 /// The comparison as one table: a row per solver.
-fn print_table(c: &Comparison, args: &SimArgs) {
+fn print_table(c: &Comparison, args: &SimArgs, config: &SimConfig) {
     println!(
-        "{} board, {} games per solver on the same seeds (seed {}); reach = share of games whose largest tile reached it",
-        args.size, args.games, args.seed
+        "{} board, {} games per solver on the same seeds ({}); reach = share of games whose largest tile reached it",
+        config.shape,
+        config.game_count(),
+        config.origin()
     );
     let name_w = c
         .runs

@@ -446,6 +446,7 @@ pub struct Game<P: Position = Board> {
     board: P,
     score: u64,
     moves: u32,
+    seed: u64,
     rng: ChaCha8Rng,
     rule: SpawnRule,
     goal: Option<u8>,
@@ -479,6 +480,35 @@ impl<P: Position> Game<P> {
             board,
             score: 0,
             moves: 0,
+            seed,
+            rng,
+            rule,
+            goal: None,
+        }
+    }
+
+    /// Where the game stands ([`GameState`]): [`Game::resume`] plays it on from there with the
+    /// spawns it would have had.
+    pub fn state(&self) -> GameState<P> {
+        GameState {
+            board: self.board,
+            score: self.score,
+            moves: self.moves,
+            seed: self.seed,
+            spawn_position: self.rng.get_word_pos(),
+        }
+    }
+
+    /// The game that stood at `state` under `rule`, no goal: the same moves from here meet the
+    /// same spawns as the game `state` was taken from.
+    pub fn resume(state: &GameState<P>, rule: SpawnRule) -> Game<P> {
+        let mut rng = ChaCha8Rng::seed_from_u64(state.seed);
+        rng.set_word_pos(state.spawn_position);
+        Game {
+            board: state.board,
+            score: state.score,
+            moves: state.moves,
+            seed: state.seed,
             rng,
             rule,
             goal: None,
@@ -539,6 +569,23 @@ impl<P: Position> Game<P> {
         self.moves += 1;
         Some(gained)
     }
+}
+
+/// A game's position taken by [`Game::state`]: its board, score and moves, and where its spawns
+/// stand, so that [`Game::resume`] plays it on exactly as it would have gone (`sim --games-out`
+/// keeps one for each of a game's last largest tiles; `sim --resume` plays from them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameState<P: Position = Board> {
+    /// The board, after the last spawn.
+    pub board: P,
+    /// The score so far (points).
+    pub score: u64,
+    /// Moves played so far.
+    pub moves: u32,
+    /// The game's seed ([`Game::from_empty`]).
+    pub seed: u64,
+    /// The position of the game's spawn generator (ChaCha8) in its stream, in 32-bit words.
+    pub spawn_position: u128,
 }
 
 /// Writes `rows` one line a row (no newline after the last), each value right-aligned to the

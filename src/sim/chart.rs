@@ -322,13 +322,13 @@ fn caption(
             (x, 14),
             (FONT, 28).into_font().color(&INK).pos(centre),
         ))?;
-        (games(config.games as usize), 52)
+        (games(config.game_count() as usize), 52)
     } else {
         let bottom = legend(area, runs)?;
-        let games = format!("{} games per solver on the same seeds", config.games);
+        let games = format!("{} games per solver on the same seeds", config.game_count());
         (games, bottom + 6)
     };
-    let sub = format!("{} board · {games} · seed {}", config.shape, config.seed);
+    let sub = format!("{} board · {games} · {}", config.shape, config.origin());
     area.draw(&Text::new(
         sub,
         (x, sub_y),
@@ -790,6 +790,7 @@ mod tests {
             exact_decisions: 0,
             final_board: AnyBoard::empty(Shape::FOUR),
             first_reached: Vec::new(),
+            resume_points: Vec::new(),
         }
     }
 

@@ -10,7 +10,10 @@
 //!
 //! - [`compare`]: several solvers over the same seeds, with summaries over one list of tiles.
 //! - [`chart`]: the PNG of a run or a comparison (the only module that imports plotters).
-use crate::engine::{AnyBoard, Game, Position, Shape, SpawnRule};
+//! - [`resume`]: games played on from where earlier ones stood (their resume points in a
+//!   `--games-out` file), so that a change to late play is measured without replaying the
+//!   games' first moves.
+use crate::engine::{AnyBoard, Game, GameState, Position, Shape, SpawnRule};
 use crate::solver::{Budget, Solver, SolverError};
 use crate::stats;
 use rayon::prelude::*;
@@ -21,6 +24,13 @@ use std::time::Instant;
 
 pub mod chart;
 pub mod compare;
+pub mod resume;
+
+pub use resume::ResumeFrom;
+
+/// How many of a game's largest tiles keep a resume point ([`GameResult::resume_points`]): the
+/// last three it made (32768, 16384 and 8192 in a game that ends at 32768).
+pub const RESUME_POINTS: usize = 3;
 
 /// The seed of game `index` of a run started with `seed`: a SplitMix64 step of `seed + index`,
 /// so neighbouring games get unrelated spawns.
@@ -51,6 +61,9 @@ pub struct SimConfig {
     /// Ponder each move's afterstate for this long before its spawn is known, as `play` does
     /// during a real game's animation (`--animation-ms`); `None` = no pondering.
     pub ponder: Option<Duration>,
+    /// When not empty, the run plays these games on from where they stood (`sim --resume`),
+    /// one game each, rather than `games` new games from `seed`.
+    pub resume: Vec<ResumeFrom>,
 }
 
 impl SimConfig {
@@ -65,6 +78,24 @@ impl SimConfig {
             goal: None,
             max_moves: None,
             ponder: None,
+            resume: Vec::new(),
+        }
+    }
+
+    /// Where the games come from, in words: "seed 7", or "resumed at 32768".
+    pub fn origin(&self) -> String {
+        match self.resume.first() {
+            Some(from) => format!("resumed at {}", from.tile()),
+            None => format!("seed {}", self.seed),
+        }
+    }
+
+    /// The games to play: the resumed games' count, else `games`.
+    pub fn game_count(&self) -> u32 {
+        if self.resume.is_empty() {
+            self.games
+        } else {
+            u32::try_from(self.resume.len()).unwrap_or(u32::MAX)
         }
     }
 }
@@ -103,6 +134,9 @@ pub struct GameResult {
     /// Each largest tile the game made, in order, with the number of moves played when it
     /// first stood on the board: `(tile value, moves)`.
     pub first_reached: Vec<(u64, u32)>,
+    /// Where the game stood when each of its last [`RESUME_POINTS`] largest tiles first stood on
+    /// the board: `(tile value, state)`, smallest tile first ([`ResumeFrom`] plays on from one).
+    pub resume_points: Vec<(u64, GameState<AnyBoard>)>,
 }
 
 /// One game as `sim --games-out` writes it, a line of JSON.
@@ -126,6 +160,9 @@ pub struct GameLine<'a> {
     pub first_reached: BTreeMap<u64, u32>,
     /// Share of the game's decisions an endgame or middle-game table made outright, 0..=1.
     pub table_share: f64,
+    /// Where the game stood when each of its last [`RESUME_POINTS`] largest tiles (a key) first
+    /// stood on the board: what `sim --resume` plays on from.
+    pub resume_points: BTreeMap<u64, resume::ResumePoint>,
 }
 
 impl GameResult {
@@ -141,6 +178,11 @@ impl GameResult {
             board: self.final_board.rows(),
             first_reached: self.first_reached.iter().copied().collect(),
             table_share: f64::from(self.exact_decisions) / f64::from(self.moves.max(1)),
+            resume_points: self
+                .resume_points
+                .iter()
+                .map(|(tile, state)| (*tile, resume::ResumePoint::of(state)))
+                .collect(),
         }
     }
 }
@@ -154,7 +196,24 @@ pub fn play_game(
     config: &SimConfig,
     seed: u64,
 ) -> Result<GameResult, SolverError> {
-    let mut game = Game::with_shape(config.shape, seed, config.spawn);
+    let game = Game::with_shape(config.shape, seed, config.spawn);
+    let first = vec![(game.board().max_value(), 0)];
+    play_on(solver, config, game, first)
+}
+
+/// Plays `game` on to its end, as [`play_game`] does from the start; `first_reached` holds the
+/// largest tiles the game made before (the last one its current largest).
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_on(
+    solver: &mut dyn Solver,
+    config: &SimConfig,
+    mut game: Game<AnyBoard>,
+    mut first_reached: Vec<(u64, u32)>,
+) -> Result<GameResult, SolverError> {
+    let seed = game.state().seed;
+    let mut resume_points = vec![(game.board().max_value(), game.state())];
     if let Some(goal) = config.goal {
         game = game.with_goal(goal).map_err(|e| SolverError::Unsupported {
             solver: solver.name().to_string(),
@@ -164,11 +223,13 @@ pub fn play_game(
     }
     let mut decision_ms = Vec::new();
     let mut exact_decisions = 0;
-    let mut first_reached = vec![(game.board().max_value(), 0)];
     let end = loop {
         let top = game.board().max_value();
         if first_reached.last().is_some_and(|&(t, _)| top > t) {
             first_reached.push((top, game.moves()));
+            resume_points.push((top, game.state()));
+            let drop = resume_points.len().saturating_sub(RESUME_POINTS);
+            resume_points.drain(..drop);
         }
         if game.is_won() {
             break GameEnd::Won;
@@ -213,11 +274,13 @@ pub fn play_game(
         exact_decisions,
         final_board: game.board(),
         first_reached,
+        resume_points,
     })
 }
 
-/// Plays every game of `config` on rayon's threads, each with a solver from `make(seed)`;
-/// `on_game` is called after each game (for a progress bar). Results are in game order.
+/// Plays every game of `config` on rayon's threads (new games from its seed, or its resumed
+/// games), each with a solver from `make(seed)`; `on_game` is called after each game (for a
+/// progress bar). Results are in game order.
 ///
 /// # Errors
 /// The first error of `make` or of a solver.
@@ -226,12 +289,21 @@ pub fn run_games(
     make: &(dyn Fn(u64) -> Result<Box<dyn Solver>, SolverError> + Sync),
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<Vec<GameResult>, SolverError> {
-    (0..config.games)
+    (0..config.game_count())
         .into_par_iter()
         .map(|i| {
-            let seed = game_seed(config.seed, i);
-            let mut solver = make(seed)?;
-            let r = play_game(solver.as_mut(), config, seed)?;
+            let r = match config.resume.get(i as usize) {
+                Some(from) => {
+                    let mut solver = make(from.state.seed)?;
+                    let game = Game::resume(&from.state, config.spawn);
+                    play_on(solver.as_mut(), config, game, from.first_reached.clone())?
+                }
+                None => {
+                    let seed = game_seed(config.seed, i);
+                    let mut solver = make(seed)?;
+                    play_game(solver.as_mut(), config, seed)?
+                }
+            };
             on_game(&r);
             Ok(r)
         })
@@ -379,6 +451,7 @@ mod tests {
             exact_decisions: 0,
             final_board: AnyBoard::empty(Shape::FOUR),
             first_reached: Vec::new(),
+            resume_points: Vec::new(),
         }
     }
 
@@ -434,6 +507,51 @@ mod tests {
         );
         assert!(a.moves > 0);
         assert_eq!(a.end, GameEnd::GameOver);
+    }
+
+    #[test]
+    fn a_game_resumed_at_one_of_its_tiles_ends_as_the_original_did() {
+        let mut config = SimConfig::new(Shape::FOUR, 1, 1);
+        config.budget = Budget::depth(0);
+        let original = play_game(depth_zero(Shape::FOUR).as_mut(), &config, 5).unwrap();
+        let top = original.max_tile;
+        // the points of its last three largest tiles, each where that tile first stood
+        let kept: Vec<u64> = original.resume_points.iter().map(|p| p.0).collect();
+        assert_eq!(kept, vec![top / 4, top / 2, top]);
+        let (tile, state) = original.resume_points[1];
+        let reached_at = original
+            .first_reached
+            .iter()
+            .find(|p| p.0 == tile)
+            .unwrap()
+            .1;
+        assert_eq!((state.moves, state.board.max_value()), (reached_at, tile));
+        let first_reached: Vec<(u64, u32)> = original
+            .first_reached
+            .iter()
+            .copied()
+            .filter(|p| p.0 <= tile)
+            .collect();
+        config.resume = vec![ResumeFrom {
+            state,
+            first_reached,
+        }];
+        let make = |_: u64| Ok(depth_zero(Shape::FOUR));
+        let resumed = run_games(&config, &make, &|_| ()).unwrap();
+        let [r] = &resumed[..] else {
+            panic!("{} games played, not 1", resumed.len())
+        };
+        assert_eq!(
+            (r.seed, r.score, r.moves, r.final_board, &r.first_reached),
+            (
+                5,
+                original.score,
+                original.moves,
+                original.final_board,
+                &original.first_reached
+            )
+        );
+        assert!(r.moves > state.moves + 100, "the resumed game played on");
     }
 
     #[test]

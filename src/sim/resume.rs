@@ -1,0 +1,322 @@
+//! Games played on from where earlier games stood: `sim --resume GAMES.jsonl --resume-at TILE`.
+//!
+//! Every line `sim --games-out` writes keeps, for each of the game's last
+//! [`super::RESUME_POINTS`] largest tiles, where the game stood when that tile first stood on
+//! the board ([`ResumePoint`]: the board, the score, the moves, and the position of the game's
+//! spawn generator). [`read_resume_points`] takes the points of one tile from such a file; the run
+//! then plays each game on from its point with the spawns the original game would have met
+//! ([`crate::engine::Game::resume`]). A rule that changes only late play (after 32768, say) is so
+//! measured on the same boards as before, without the 15,000 or so moves that lead to them, and
+//! with the same solver a resumed game ends as the original did (at a fixed `--depth`; a search's
+//! caches and the middle-game values in memory may differ, and with them a close decision).
+use crate::engine::{AnyBoard, BoardError, GameState, Position, Shape};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// Where a game stood when one of its largest tiles first stood on the board, as a line of
+/// `--games-out` keeps it (the game's seed is the line's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumePoint {
+    /// Moves played until then.
+    pub moves: u32,
+    /// Score until then (points).
+    pub score: u64,
+    /// The board's tile values, row by row from the top, 0 for an empty cell.
+    pub board: Vec<Vec<u64>>,
+    /// The position of the game's spawn generator in its stream (32-bit words).
+    pub spawn_position: u128,
+}
+
+impl ResumePoint {
+    /// The point of `state`.
+    pub fn of(state: &GameState<AnyBoard>) -> ResumePoint {
+        ResumePoint {
+            moves: state.moves,
+            score: state.score,
+            board: state.board.rows(),
+            spawn_position: state.spawn_position,
+        }
+    }
+}
+
+/// A game to play on: where it stood, and the largest tiles it had made by then.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResumeFrom {
+    /// Where the game stood (its seed, board, score, moves and spawn position).
+    pub state: GameState<AnyBoard>,
+    /// Each largest tile the game had made, with the moves played when it first stood on the
+    /// board, up to the tile it is resumed at.
+    pub first_reached: Vec<(u64, u32)>,
+}
+
+/// What [`read_resume_points`] reads of a `--games-out` line (other keys are left alone).
+#[derive(Deserialize)]
+struct GameLineIn {
+    seed: u64,
+    first_reached: BTreeMap<u64, u32>,
+    #[serde(default)]
+    resume_points: BTreeMap<u64, ResumePoint>,
+}
+
+/// Why a `--resume` file gives no games to play (the underlying error, where there is one, is
+/// the error's source: `{:#}` prints both).
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    /// The file cannot be read.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line is not a game as `sim --games-out` writes it.
+    #[error("{}, line {line}: not a game of `sim --games-out`", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it.
+        source: serde_json::Error,
+    },
+    /// A resume point's board is not a board.
+    #[error("{}, line {line}: the board at {tile} is not a board", path.display())]
+    Board {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The tile whose point it is.
+        tile: u64,
+        /// What is wrong with it.
+        source: BoardError,
+    },
+    /// A resume point's board does not hold its tile, or boards of two sizes.
+    #[error("{}, line {line}: {why}", path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What does not fit.
+        why: String,
+    },
+    /// No game of the file has a point at the tile.
+    #[error(
+        "{}: none of its {games} games has a resume point at {tile} (a game keeps one for each \
+         of its last 3 largest tiles; files written before this option have none)",
+        path.display()
+    )]
+    NoneAt {
+        /// The file.
+        path: PathBuf,
+        /// The games in it.
+        games: usize,
+        /// The tile asked for.
+        tile: u64,
+    },
+}
+
+/// The games of the `--games-out` file at `path` that have a resume point at `tile`, in the
+/// file's order, each ready to play on from there.
+///
+/// # Errors
+/// [`ResumeError`]: the file cannot be read, a line is not a game, a point's board is not a
+/// board, does not hold `tile` as its largest, or differs in size from the others; or no game
+/// has a point at `tile`.
+pub fn read_resume_points(path: &Path, tile: u64) -> Result<Vec<ResumeFrom>, ResumeError> {
+    let io = |source| ResumeError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut games = 0;
+    let mut found: Vec<ResumeFrom> = Vec::new();
+    for (i, text) in std::io::BufReader::new(file).lines().enumerate() {
+        let text = text.map_err(io)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        games += 1;
+        let line: GameLineIn = serde_json::from_str(&text).map_err(|source| ResumeError::Line {
+            path: path.to_path_buf(),
+            line: i + 1,
+            source,
+        })?;
+        if let Some(from) = resume_from(&line, tile).map_err(|e| e.at(path, i + 1))? {
+            if let Some(first) = found.first() {
+                let (a, b) = (first.state.board.shape(), from.state.board.shape());
+                if a != b {
+                    let why = format!("a {b} board where the games before are {a}");
+                    return Err(LineError::Mismatch(why).at(path, i + 1));
+                }
+            }
+            found.push(from);
+        }
+    }
+    if found.is_empty() {
+        return Err(ResumeError::NoneAt {
+            path: path.to_path_buf(),
+            games,
+            tile,
+        });
+    }
+    Ok(found)
+}
+
+/// A line's fault, before the file and line are known.
+enum LineError {
+    Board(u64, BoardError),
+    Mismatch(String),
+}
+
+impl LineError {
+    fn at(self, path: &Path, line: usize) -> ResumeError {
+        let path = path.to_path_buf();
+        match self {
+            LineError::Board(tile, source) => ResumeError::Board {
+                path,
+                line,
+                tile,
+                source,
+            },
+            LineError::Mismatch(why) => ResumeError::Mismatch { path, line, why },
+        }
+    }
+}
+
+/// The game of `line` resumed at `tile`, if it has a point there.
+fn resume_from(line: &GameLineIn, tile: u64) -> Result<Option<ResumeFrom>, LineError> {
+    let Some(point) = line.resume_points.get(&tile) else {
+        return Ok(None);
+    };
+    let board = AnyBoard::from_rows(&point.board).map_err(|e| LineError::Board(tile, e))?;
+    if board.max_value() != tile {
+        return Err(LineError::Mismatch(format!(
+            "the board at {tile} has {} as its largest tile",
+            board.max_value()
+        )));
+    }
+    let first_reached = line
+        .first_reached
+        .iter()
+        .filter(|&(&t, _)| t <= tile)
+        .map(|(&t, &m)| (t, m))
+        .collect();
+    Ok(Some(ResumeFrom {
+        state: GameState {
+            board,
+            score: point.score,
+            moves: point.moves,
+            seed: line.seed,
+            spawn_position: point.spawn_position,
+        },
+        first_reached,
+    }))
+}
+
+impl ResumeFrom {
+    /// The tile the game is resumed at (its largest).
+    pub fn tile(&self) -> u64 {
+        self.state.board.max_value()
+    }
+
+    /// The board's shape.
+    pub fn shape(&self) -> Shape {
+        self.state.board.shape()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Game;
+    use crate::engine::SpawnRule;
+
+    /// A `--games-out` line of a game of `seed` stopped after `moves` moves (fixed cycle of
+    /// moves), with one resume point at its largest tile.
+    fn line(seed: u64, shape: Shape, moves: usize) -> (String, GameState<AnyBoard>) {
+        let mut game = Game::with_shape(shape, seed, SpawnRule::Classic);
+        for i in 0..moves {
+            let legal = (0..4).map(|k| crate::engine::Move::ALL[(i + k) % 4]);
+            let m = legal.clone().find(|&m| game.board().apply(m).is_some());
+            game.play(m.expect("the test game is not over"));
+        }
+        let state = game.state();
+        let top = state.board.max_value();
+        let point = serde_json::to_string(&ResumePoint::of(&state)).unwrap();
+        let text = format!(
+            r#"{{"solver":"expectimax","seed":{seed},"score":1,"max_tile":{top},"first_reached":{{"2":0,"{top}":{moves}}},"resume_points":{{"{top}":{point}}}}}"#
+        );
+        (text, state)
+    }
+
+    fn file_of(lines: &[String]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn the_points_at_a_tile_are_read_back_as_written() {
+        let (a, state_a) = line(11, Shape::FOUR, 40);
+        let (b, _) = line(12, Shape::FOUR, 3);
+        let tile = state_a.board.max_value();
+        assert!(tile >= 16, "40 moves make at least a 16");
+        let (_dir, path) = file_of(&[a, b]);
+        let read = read_resume_points(&path, tile).unwrap();
+        // the second game, 3 moves long, has no point at the first game's largest tile
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].state, state_a);
+        assert_eq!(read[0].first_reached, vec![(2, 0), (tile, 40)]);
+        assert_eq!(read[0].tile(), tile);
+    }
+
+    #[test]
+    fn a_file_without_a_point_at_the_tile_or_with_a_bad_line_is_refused_with_its_name() {
+        let (a, _) = line(11, Shape::FOUR, 40);
+        let (_dir, path) = file_of(std::slice::from_ref(&a));
+        let e = read_resume_points(&path, 65536).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ResumeError::NoneAt {
+                    games: 1,
+                    tile: 65536,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("games.jsonl"), "{e}");
+        let (_dir, path) = file_of(&[a, "{\"seed\": 3}".to_string()]);
+        let e = read_resume_points(&path, 2).unwrap_err();
+        assert!(matches!(e, ResumeError::Line { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn boards_of_two_sizes_are_refused() {
+        let (a, state) = line(11, Shape::FOUR, 6);
+        let tile = state.board.max_value();
+        let mut rows = vec![vec![0; 5]; 5];
+        rows[0][0] = tile;
+        let five = ResumePoint {
+            moves: 6,
+            score: 0,
+            board: rows,
+            spawn_position: 0,
+        };
+        let b = format!(
+            r#"{{"seed":12,"first_reached":{{"{tile}":6}},"resume_points":{{"{tile}":{}}}}}"#,
+            serde_json::to_string(&five).unwrap()
+        );
+        let (_dir, path) = file_of(&[a, b]);
+        let e = read_resume_points(&path, tile).unwrap_err();
+        assert!(matches!(e, ResumeError::Mismatch { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("a 5x5 board"), "{e}");
+    }
+}
