@@ -785,6 +785,7 @@ mod tests {
             score,
             max_tile,
             moves: 100,
+            resumed_at: 0,
             end: GameEnd::GameOver,
             decision_ms: vec![0.5; 100],
             exact_decisions: 0,

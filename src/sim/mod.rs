@@ -121,8 +121,11 @@ pub struct GameResult {
     pub score: u64,
     /// Largest tile at the end (value).
     pub max_tile: u64,
-    /// Moves played.
+    /// Moves played, from the game's start (a resumed game counts its moves before too).
     pub moves: u32,
+    /// The move count this run took the game up at: 0, or a resumed game's
+    /// ([`ResumeFrom`]); the run played `moves - resumed_at` moves of it.
+    pub resumed_at: u32,
     /// How it ended.
     pub end: GameEnd,
     /// Time of each decision, in milliseconds.
@@ -166,6 +169,11 @@ pub struct GameLine<'a> {
 }
 
 impl GameResult {
+    /// The moves this run played of the game (all of them, but for a resumed game).
+    pub fn played(&self) -> u32 {
+        self.moves - self.resumed_at
+    }
+
     /// The game as `sim --games-out` writes it, played by `solver`.
     pub fn line<'a>(&self, solver: &'a str) -> GameLine<'a> {
         GameLine {
@@ -177,7 +185,7 @@ impl GameResult {
             end: self.end,
             board: self.final_board.rows(),
             first_reached: self.first_reached.iter().copied().collect(),
-            table_share: f64::from(self.exact_decisions) / f64::from(self.moves.max(1)),
+            table_share: f64::from(self.exact_decisions) / f64::from(self.played().max(1)),
             resume_points: self
                 .resume_points
                 .iter()
@@ -212,7 +220,7 @@ pub fn play_on(
     mut game: Game<AnyBoard>,
     mut first_reached: Vec<(u64, u32)>,
 ) -> Result<GameResult, SolverError> {
-    let seed = game.state().seed;
+    let (seed, resumed_at) = (game.state().seed, game.moves());
     let mut resume_points = vec![(game.board().max_value(), game.state())];
     if let Some(goal) = config.goal {
         game = game.with_goal(goal).map_err(|e| SolverError::Unsupported {
@@ -269,6 +277,7 @@ pub fn play_on(
         score: game.score(),
         max_tile: game.board().max_value(),
         moves: game.moves(),
+        resumed_at,
         end,
         decision_ms,
         exact_decisions,
@@ -344,7 +353,7 @@ pub struct Summary {
     pub reach_rates: BTreeMap<u64, f64>,
     /// Games that made the goal tile (0 without a goal).
     pub won: u32,
-    /// Moves played over all games.
+    /// Moves played over all games (by this run: a resumed game's moves before it left out).
     pub moves: u64,
     /// Moves per wall-clock second over the whole run.
     pub moves_per_sec: f64,
@@ -388,7 +397,7 @@ pub fn summarize_with(results: &[GameResult], seconds: f64, tiles: &[u64]) -> Su
             (t, reached as f64 / n)
         })
         .collect();
-    let moves: u64 = results.iter().map(|r| r.moves as u64).sum();
+    let moves: u64 = results.iter().map(|r| u64::from(r.played())).sum();
     Summary {
         games: results.len() as u32,
         avg_score: stats::mean(&scores),
@@ -446,6 +455,7 @@ mod tests {
             score,
             max_tile,
             moves: 10,
+            resumed_at: 0,
             end,
             decision_ms: vec![1.0],
             exact_decisions: 0,
@@ -552,6 +562,12 @@ mod tests {
             )
         );
         assert!(r.moves > state.moves + 100, "the resumed game played on");
+        assert_eq!(
+            (r.resumed_at, r.played()),
+            (state.moves, r.moves - state.moves)
+        );
+        let summary = summarize(Shape::FOUR, &resumed, 1.0);
+        assert_eq!(summary.moves, u64::from(original.moves - state.moves));
     }
 
     #[test]
