@@ -470,6 +470,30 @@ fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
             assert_eq!(same[key], game[key], "{key} of game {}", game["seed"]);
         }
     }
+    // a gnome-2048 run's games resume with its spawns (2s only), whatever --spawn defaults to
+    let (twos, twos_again) = (dir.path().join("t.jsonl"), dir.path().join("u.jsonl"));
+    let res = sim(
+        &["--games", "2", "--seed", "3", "--spawn", "twos-only"],
+        &twos,
+    );
+    assert!(res.status.success());
+    let twos_path = twos.to_str().unwrap();
+    let res = sim(&["--resume", twos_path, "--resume-at", "2048"], &twos_again);
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let (before, after) = (games(&twos), games(&twos_again));
+    assert!(!after.is_empty());
+    for game in &after {
+        let same = before.iter().find(|g| g["seed"] == game["seed"]).unwrap();
+        assert_eq!(
+            (&same["score"], &same["board"]),
+            (&game["score"], &game["board"])
+        );
+        assert_eq!(game["spawn"], "twos-only");
+    }
     let res = sim(
         &["--resume", path, "--resume-at", "131072"],
         &dir.path().join("c.jsonl"),

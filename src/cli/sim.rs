@@ -134,15 +134,20 @@ pub struct SimArgs {
     ///
     /// Each line of a --games-out file keeps where its game stood when each of its last three
     /// largest tiles first stood on the board. `--resume FILE --resume-at 32768` plays every
-    /// game of FILE that made 32768 on from that board (one game each, on their board size), so
-    /// that a change to late play is measured on the same boards without the moves that lead
-    /// there. At a fixed --depth the same solver ends a resumed game as the original did, but
-    /// for a close decision that a search's caches or the middle-game values in memory can tip.
+    /// game of FILE that keeps a point at 32768 on from that board (one game each, on their
+    /// board size and spawn rule; a line on stderr says how many, and how many made 32768
+    /// without a point there), so that a change to late play is measured on the same boards
+    /// without the moves that lead there. The FILE of a --compare run holds several solvers'
+    /// games: take one solver's lines first. At a fixed --depth the same solver ends a resumed
+    /// game as the original did, but for a close decision that a search's caches or the
+    /// middle-game values in memory can tip. A resumed game counts its moves from its start
+    /// (--max-moves, the lines of --games-out) and the summary the moves played from the
+    /// point; --goal must be above the tile.
     #[arg(
         long,
         value_name = "GAMES.jsonl",
         requires = "resume_at",
-        conflicts_with_all = ["games", "seed", "size"]
+        conflicts_with_all = ["games", "seed", "size", "spawn"]
     )]
     pub resume: Option<PathBuf>,
     /// The tile --resume plays on from: a tile value, e.g. 32768.
@@ -167,13 +172,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         check_games_out(path, args.force)?;
     }
     let resume = match (&args.resume, args.resume_at) {
-        (Some(path), Some(tile)) => {
-            if !tile.is_power_of_two() || tile < 4 {
-                let why = format!("--resume-at {tile}: a tile value is a power of two from 4");
-                return Err(UsageError(why).into());
-            }
-            sim::resume::read_resume_points(path, tile)?
-        }
+        (Some(path), Some(tile)) => resumable(path, tile, args.goal)?,
         _ => Vec::new(),
     };
     // every check before the first game is about the arguments: a usage error (exit 2)
@@ -237,6 +236,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
 
     for (run, entrant) in comparison.runs.iter_mut().zip(&entrants) {
         run.summary.evaluation = evaluation_name(entrant)?;
+        run.summary.resumed_at = config.resume.first().map(ResumeFrom::tile);
     }
     match (&args.compare, args.json) {
         (None, true) => println!("{}", serde_json::to_string(&comparison.runs[0].summary)?),
@@ -250,6 +250,44 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         eprintln!("sim: chart written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The games of `--resume`'s file to play on from `tile`, with a line on stderr that says how
+/// many (and how many made `tile` but keep no point there).
+///
+/// # Errors
+/// A usage error (exit 2) for a `tile` that is no tile or a `goal` the resumed boards already
+/// hold; the file's [`sim::resume::ResumeError`] (exit 1).
+fn resumable(
+    path: &std::path::Path,
+    tile: u64,
+    goal: Option<u64>,
+) -> anyhow::Result<Vec<ResumeFrom>> {
+    if !tile.is_power_of_two() || tile < 4 {
+        let why = format!("--resume-at {tile}: a tile value is a power of two from 4");
+        return Err(UsageError(why).into());
+    }
+    if let Some(goal) = goal.filter(|&g| g <= tile) {
+        let why = format!("--goal {goal}: the games resumed at {tile} have made it already");
+        return Err(UsageError(why).into());
+    }
+    let set = sim::resume::read_resume_points(path, tile)?;
+    let mut note = format!(
+        "sim: resuming {} of the {} games of {} at {tile}",
+        set.games.len(),
+        set.lines,
+        path.display()
+    );
+    if set.without_point > 0 {
+        note += &format!(
+            " ({} more made {tile} but keep no point there: a game keeps one for each of its \
+             last {} largest tiles)",
+            set.without_point,
+            sim::RESUME_POINTS
+        );
+    }
+    eprintln!("{note}");
+    Ok(set.games)
 }
 
 /// Refuses `--games-out` before anything else runs: a file that exists without `force`, or a
@@ -486,7 +524,8 @@ fn plan(args: &SimArgs, resume: Vec<ResumeFrom>) -> anyhow::Result<(SimConfig, V
     };
     let names: Vec<&str> = entries.iter().map(|(_, n, _)| *n).collect();
     let options = s.options_for(&names)?;
-    let spawn = args.solver_spawn.unwrap_or(args.spawn);
+    let games_spawn = resume.first().map_or(args.spawn, |r| r.spawn);
+    let spawn = args.solver_spawn.unwrap_or(games_spawn);
     let mut template = s.config(size, spawn, 0, false)?;
     template.goal = args.goal;
     let default_evaluation = template.evaluation.clone();
@@ -510,7 +549,7 @@ fn plan(args: &SimArgs, resume: Vec<ResumeFrom>) -> anyhow::Result<(SimConfig, V
     }
     let mut config = SimConfig::new(size, args.games, args.seed);
     config.resume = resume;
-    config.spawn = args.spawn;
+    config.spawn = games_spawn;
     config.budget = s.budget(None);
     config.goal = args.goal;
     config.max_moves = args.max_moves;

@@ -790,6 +790,7 @@ mod tests {
             decision_ms: vec![0.5; 100],
             exact_decisions: 0,
             final_board: AnyBoard::empty(Shape::FOUR),
+            spawn: crate::engine::SpawnRule::Classic,
             first_reached: Vec::new(),
             resume_points: Vec::new(),
         }

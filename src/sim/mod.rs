@@ -134,6 +134,8 @@ pub struct GameResult {
     pub exact_decisions: u32,
     /// The board when the game ended.
     pub final_board: AnyBoard,
+    /// The game's spawn rule.
+    pub spawn: SpawnRule,
     /// Each largest tile the game made, in order, with the number of moves played when it
     /// first stood on the board: `(tile value, moves)`.
     pub first_reached: Vec<(u64, u32)>,
@@ -159,6 +161,8 @@ pub struct GameLine<'a> {
     pub end: GameEnd,
     /// The final board's tile values, row by row from the top, 0 for an empty cell.
     pub board: Vec<Vec<u64>>,
+    /// The game's spawn rule (`classic`, `twos-only`).
+    pub spawn: SpawnRule,
     /// The move count when each tile value (a key) first stood on the board as its largest.
     pub first_reached: BTreeMap<u64, u32>,
     /// Share of the game's decisions an endgame or middle-game table made outright, 0..=1.
@@ -184,6 +188,7 @@ impl GameResult {
             moves: self.moves,
             end: self.end,
             board: self.final_board.rows(),
+            spawn: self.spawn,
             first_reached: self.first_reached.iter().copied().collect(),
             table_share: f64::from(self.exact_decisions) / f64::from(self.played().max(1)),
             resume_points: self
@@ -282,6 +287,7 @@ pub fn play_on(
         decision_ms,
         exact_decisions,
         final_board: game.board(),
+        spawn: game.rule(),
         first_reached,
         resume_points,
     })
@@ -304,7 +310,7 @@ pub fn run_games(
             let r = match config.resume.get(i as usize) {
                 Some(from) => {
                     let mut solver = make(from.state.seed)?;
-                    let game = Game::resume(&from.state, config.spawn);
+                    let game = Game::resume(&from.state, from.spawn);
                     play_on(solver.as_mut(), config, game, from.first_reached.clone())?
                 }
                 None => {
@@ -371,6 +377,10 @@ pub struct Summary {
     /// caller sets it ([`summarize`] does not know it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<String>,
+    /// The tile the games were resumed at (`sim --resume`), absent for new games; set by the
+    /// caller, as `evaluation`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_at: Option<u64>,
 }
 
 /// Summarises finished games of `shape`; `seconds` is the run's wall-clock time.
@@ -419,6 +429,7 @@ pub fn summarize_with(results: &[GameResult], seconds: f64, tiles: &[u64]) -> Su
             (exact > 0).then(|| exact as f64 / moves.max(1) as f64)
         },
         evaluation: None,
+        resumed_at: None,
     }
 }
 
@@ -460,6 +471,7 @@ mod tests {
             decision_ms: vec![1.0],
             exact_decisions: 0,
             final_board: AnyBoard::empty(Shape::FOUR),
+            spawn: SpawnRule::Classic,
             first_reached: Vec::new(),
             resume_points: Vec::new(),
         }
@@ -545,6 +557,7 @@ mod tests {
         config.resume = vec![ResumeFrom {
             state,
             first_reached,
+            spawn: SpawnRule::Classic,
         }];
         let make = |_: u64| Ok(depth_zero(Shape::FOUR));
         let resumed = run_games(&config, &make, &|_| ()).unwrap();

@@ -9,7 +9,7 @@
 //! measured on the same boards as before, without the 15,000 or so moves that lead to them, and
 //! with the same solver a resumed game ends as the original did (at a fixed `--depth`; a search's
 //! caches and the middle-game values in memory may differ, and with them a close decision).
-use crate::engine::{AnyBoard, BoardError, GameState, Position, Shape};
+use crate::engine::{AnyBoard, BoardError, GameState, Position, Shape, SpawnRule};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -49,12 +49,29 @@ pub struct ResumeFrom {
     /// Each largest tile the game had made, with the moves played when it first stood on the
     /// board, up to the tile it is resumed at.
     pub first_reached: Vec<(u64, u32)>,
+    /// The game's spawn rule, which its spawns from here follow too.
+    pub spawn: SpawnRule,
+}
+
+/// The games of a `--games-out` file to play on from one tile ([`read_resume_points`]).
+#[derive(Clone, Debug)]
+pub struct Resumable {
+    /// The games with a point at the tile, in the file's order.
+    pub games: Vec<ResumeFrom>,
+    /// The games in the file.
+    pub lines: usize,
+    /// The games that made the tile but keep no point there (it was not among their last
+    /// [`super::RESUME_POINTS`] largest tiles).
+    pub without_point: usize,
 }
 
 /// What [`read_resume_points`] reads of a `--games-out` line (other keys are left alone).
 #[derive(Deserialize)]
 struct GameLineIn {
+    solver: String,
     seed: u64,
+    #[serde(default)]
+    spawn: Option<SpawnRule>,
     first_reached: BTreeMap<u64, u32>,
     #[serde(default)]
     resume_points: BTreeMap<u64, ResumePoint>,
@@ -104,6 +121,24 @@ pub enum ResumeError {
         /// What does not fit.
         why: String,
     },
+    /// The file holds no game.
+    #[error("{} holds no game (a file of `sim --games-out`, one game a line)", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file holds the games of several solvers (a `--compare` run's).
+    #[error(
+        "{} holds the games of {} solvers ({}): resume one's, e.g. from the lines of \
+         `grep '\"solver\":\"{}\"' FILE`",
+        path.display(), names.len(), names.join(", "), names[0]
+    )]
+    Solvers {
+        /// The file.
+        path: PathBuf,
+        /// The solvers' names, in the order first met.
+        names: Vec<String>,
+    },
     /// No game of the file has a point at the tile.
     #[error(
         "{}: none of its {games} games has a resume point at {tile} (a game keeps one for each \
@@ -124,47 +159,68 @@ pub enum ResumeError {
 /// file's order, each ready to play on from there.
 ///
 /// # Errors
-/// [`ResumeError`]: the file cannot be read, a line is not a game, a point's board is not a
-/// board, does not hold `tile` as its largest, or differs in size from the others; or no game
-/// has a point at `tile`.
-pub fn read_resume_points(path: &Path, tile: u64) -> Result<Vec<ResumeFrom>, ResumeError> {
+/// [`ResumeError`]: the file cannot be read, holds no game or the games of several solvers, a
+/// line is not a game, a point's board is not a board, does not hold `tile` as its largest, or
+/// differs in size from the others; or no game has a point at `tile`.
+pub fn read_resume_points(path: &Path, tile: u64) -> Result<Resumable, ResumeError> {
     let io = |source| ResumeError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut games = 0;
-    let mut found: Vec<ResumeFrom> = Vec::new();
+    let mut set = Resumable {
+        games: Vec::new(),
+        lines: 0,
+        without_point: 0,
+    };
+    let mut solvers: Vec<String> = Vec::new();
     for (i, text) in std::io::BufReader::new(file).lines().enumerate() {
         let text = text.map_err(io)?;
         if text.trim().is_empty() {
             continue;
         }
-        games += 1;
+        set.lines += 1;
         let line: GameLineIn = serde_json::from_str(&text).map_err(|source| ResumeError::Line {
             path: path.to_path_buf(),
             line: i + 1,
             source,
         })?;
-        if let Some(from) = resume_from(&line, tile).map_err(|e| e.at(path, i + 1))? {
-            if let Some(first) = found.first() {
-                let (a, b) = (first.state.board.shape(), from.state.board.shape());
-                if a != b {
-                    let why = format!("a {b} board where the games before are {a}");
-                    return Err(LineError::Mismatch(why).at(path, i + 1));
-                }
+        if !solvers.contains(&line.solver) {
+            solvers.push(line.solver.clone());
+        }
+        match resume_from(&line, tile).map_err(|e| e.at(path, i + 1))? {
+            Some(from) => {
+                check_same_shape(&set.games, &from).map_err(|e| e.at(path, i + 1))?;
+                set.games.push(from);
             }
-            found.push(from);
+            None if line.first_reached.contains_key(&tile) => set.without_point += 1,
+            None => {}
         }
     }
-    if found.is_empty() {
-        return Err(ResumeError::NoneAt {
-            path: path.to_path_buf(),
-            games,
-            tile,
+    let path = path.to_path_buf();
+    if solvers.len() > 1 {
+        return Err(ResumeError::Solvers {
+            path,
+            names: solvers,
         });
     }
-    Ok(found)
+    match (set.lines, set.games.is_empty()) {
+        (0, _) => Err(ResumeError::Empty { path }),
+        (games, true) => Err(ResumeError::NoneAt { path, games, tile }),
+        _ => Ok(set),
+    }
+}
+
+/// Refuses a game whose board differs in size from the games before it.
+fn check_same_shape(before: &[ResumeFrom], from: &ResumeFrom) -> Result<(), LineError> {
+    match before.first() {
+        Some(first) if first.shape() != from.shape() => Err(LineError::Mismatch(format!(
+            "a {} board where the games before are {}",
+            from.shape(),
+            first.shape()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A line's fault, before the file and line are known.
@@ -200,6 +256,11 @@ fn resume_from(line: &GameLineIn, tile: u64) -> Result<Option<ResumeFrom>, LineE
             board.max_value()
         )));
     }
+    let Some(spawn) = line.spawn else {
+        return Err(LineError::Mismatch(format!(
+            "the game has a point at {tile} but no spawn rule"
+        )));
+    };
     let first_reached = line
         .first_reached
         .iter()
@@ -215,6 +276,7 @@ fn resume_from(line: &GameLineIn, tile: u64) -> Result<Option<ResumeFrom>, LineE
             spawn_position: point.spawn_position,
         },
         first_reached,
+        spawn,
     }))
 }
 
@@ -249,7 +311,7 @@ mod tests {
         let top = state.board.max_value();
         let point = serde_json::to_string(&ResumePoint::of(&state)).unwrap();
         let text = format!(
-            r#"{{"solver":"expectimax","seed":{seed},"score":1,"max_tile":{top},"first_reached":{{"2":0,"{top}":{moves}}},"resume_points":{{"{top}":{point}}}}}"#
+            r#"{{"solver":"expectimax","seed":{seed},"spawn":"classic","score":1,"max_tile":{top},"first_reached":{{"2":0,"{top}":{moves}}},"resume_points":{{"{top}":{point}}}}}"#
         );
         (text, state)
     }
@@ -267,13 +329,38 @@ mod tests {
         let (b, _) = line(12, Shape::FOUR, 3);
         let tile = state_a.board.max_value();
         assert!(tile >= 16, "40 moves make at least a 16");
-        let (_dir, path) = file_of(&[a, b]);
+        // a game that made the tile, its point not kept
+        let c = format!(
+            r#"{{"solver":"expectimax","seed":13,"spawn":"classic","first_reached":{{"{tile}":9}},"resume_points":{{}}}}"#
+        );
+        let (_dir, path) = file_of(&[a, b, c]);
         let read = read_resume_points(&path, tile).unwrap();
-        // the second game, 3 moves long, has no point at the first game's largest tile
-        assert_eq!(read.len(), 1);
-        assert_eq!(read[0].state, state_a);
-        assert_eq!(read[0].first_reached, vec![(2, 0), (tile, 40)]);
-        assert_eq!(read[0].tile(), tile);
+        // the second game, 3 moves long, never made the first game's largest tile
+        assert_eq!(
+            (read.lines, read.without_point, read.games.len()),
+            (3, 1, 1)
+        );
+        let game = &read.games[0];
+        assert_eq!(game.state, state_a);
+        assert_eq!(game.first_reached, vec![(2, 0), (tile, 40)]);
+        assert_eq!((game.tile(), game.spawn), (tile, SpawnRule::Classic));
+    }
+
+    #[test]
+    fn an_empty_file_or_one_of_two_solvers_is_refused_with_its_name() {
+        let (_dir, path) = file_of(&["".to_string()]);
+        let e = read_resume_points(&path, 64).unwrap_err();
+        assert!(matches!(e, ResumeError::Empty { .. }), "{e}");
+        assert!(e.to_string().contains("games.jsonl holds no game"), "{e}");
+        let (a, state) = line(11, Shape::FOUR, 40);
+        let greedy = a.replace(r#""solver":"expectimax""#, r#""solver":"greedy""#);
+        let (_dir, path) = file_of(&[a, greedy]);
+        let e = read_resume_points(&path, state.board.max_value()).unwrap_err();
+        assert!(
+            matches!(e, ResumeError::Solvers { ref names, .. } if names.len() == 2),
+            "{e}"
+        );
+        assert!(e.to_string().contains("(expectimax, greedy)"), "{e}");
     }
 
     #[test]
@@ -293,7 +380,7 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("games.jsonl"), "{e}");
-        let (_dir, path) = file_of(&[a, "{\"seed\": 3}".to_string()]);
+        let (_dir, path) = file_of(&[a, r#"{"solver":"expectimax","seed":3}"#.to_string()]);
         let e = read_resume_points(&path, 2).unwrap_err();
         assert!(matches!(e, ResumeError::Line { line: 2, .. }), "{e}");
     }
@@ -311,7 +398,7 @@ mod tests {
             spawn_position: 0,
         };
         let b = format!(
-            r#"{{"seed":12,"first_reached":{{"{tile}":6}},"resume_points":{{"{tile}":{}}}}}"#,
+            r#"{{"solver":"expectimax","seed":12,"spawn":"classic","first_reached":{{"{tile}":6}},"resume_points":{{"{tile}":{}}}}}"#,
             serde_json::to_string(&five).unwrap()
         );
         let (_dir, path) = file_of(&[a, b]);
