@@ -434,12 +434,13 @@ fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
             .output()
             .unwrap()
     };
-    let res = sim(&["--games", "4", "--seed", "3"], &first);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    let sim_ok = |extra: &[&str], out: &std::path::Path| {
+        let res = sim(extra, out);
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(res.status.success(), "sim {extra:?}: {err}");
+        res
+    };
+    sim_ok(&["--games", "4", "--seed", "3"], &first);
     let games = |path: &std::path::Path| -> Vec<serde_json::Value> {
         let text = std::fs::read_to_string(path).unwrap();
         text.lines()
@@ -454,12 +455,7 @@ fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
     let tops: Vec<&serde_json::Value> = originals.iter().map(|g| &g["max_tile"]).collect();
     assert!(!made_8192.is_empty() && made_8192.len() < 4, "{tops:?}");
     let path = first.to_str().unwrap();
-    let res = sim(&["--resume", path, "--resume-at", "8192"], &again);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    let res = sim_ok(&["--resume", path, "--resume-at", "8192"], &again);
     let summary: serde_json::Value = serde_json::from_slice(&res.stdout).unwrap();
     assert_eq!(summary["games"].as_u64(), Some(made_8192.len() as u64));
     let resumed = games(&again);
@@ -472,18 +468,12 @@ fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
     }
     // a gnome-2048 run's games resume with its spawns (2s only), whatever --spawn defaults to
     let (twos, twos_again) = (dir.path().join("t.jsonl"), dir.path().join("u.jsonl"));
-    let res = sim(
+    sim_ok(
         &["--games", "2", "--seed", "3", "--spawn", "twos-only"],
         &twos,
     );
-    assert!(res.status.success());
     let twos_path = twos.to_str().unwrap();
-    let res = sim(&["--resume", twos_path, "--resume-at", "2048"], &twos_again);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    sim_ok(&["--resume", twos_path, "--resume-at", "2048"], &twos_again);
     let (before, after) = (games(&twos), games(&twos_again));
     assert!(!after.is_empty());
     for game in &after {
