@@ -192,7 +192,8 @@ fn a_resumed_game_meets_the_spawns_the_original_met() {
         (state.seed, state.moves, state.board),
         (42, 60, original.board())
     );
-    let mut resumed = Game::resume(&state, SpawnRule::Classic);
+    assert_eq!(state.rule, SpawnRule::Classic);
+    let mut resumed = Game::resume(&state);
     assert_eq!(
         (resumed.board(), resumed.score(), resumed.moves()),
         (original.board(), original.score(), 60)
@@ -205,13 +206,10 @@ fn a_resumed_game_meets_the_spawns_the_original_met() {
     );
     assert_eq!(cycle_moves(&mut resumed, 150), ahead);
     // the spawn position is what carries the spawns: from the seed's start they differ
-    let mut from_start = Game::resume(
-        &GameState {
-            spawn_position: 0,
-            ..state
-        },
-        SpawnRule::Classic,
-    );
+    let mut from_start = Game::resume(&GameState {
+        spawn_position: 0,
+        ..state
+    });
     assert_ne!(cycle_moves(&mut from_start, 150), ahead);
 }
 

@@ -524,7 +524,7 @@ fn plan(args: &SimArgs, resume: Vec<ResumeFrom>) -> anyhow::Result<(SimConfig, V
     };
     let names: Vec<&str> = entries.iter().map(|(_, n, _)| *n).collect();
     let options = s.options_for(&names)?;
-    let games_spawn = resume.first().map_or(args.spawn, |r| r.spawn);
+    let games_spawn = resume.first().map_or(args.spawn, |r| r.state.rule);
     let spawn = args.solver_spawn.unwrap_or(games_spawn);
     let mut template = s.config(size, spawn, 0, false)?;
     template.goal = args.goal;

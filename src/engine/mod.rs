@@ -496,12 +496,13 @@ impl<P: Position> Game<P> {
             moves: self.moves,
             seed: self.seed,
             spawn_position: self.rng.get_word_pos(),
+            rule: self.rule,
         }
     }
 
-    /// The game that stood at `state` under `rule`, no goal: the same moves from here meet the
-    /// same spawns as the game `state` was taken from.
-    pub fn resume(state: &GameState<P>, rule: SpawnRule) -> Game<P> {
+    /// The game that stood at `state`, no goal: the same moves from here meet the same spawns
+    /// as the game `state` was taken from.
+    pub fn resume(state: &GameState<P>) -> Game<P> {
         let mut rng = ChaCha8Rng::seed_from_u64(state.seed);
         rng.set_word_pos(state.spawn_position);
         Game {
@@ -510,7 +511,7 @@ impl<P: Position> Game<P> {
             moves: state.moves,
             seed: state.seed,
             rng,
-            rule,
+            rule: state.rule,
             goal: None,
         }
     }
@@ -586,6 +587,8 @@ pub struct GameState<P: Position = Board> {
     pub seed: u64,
     /// The position of the game's spawn generator (ChaCha8) in its stream, in 32-bit words.
     pub spawn_position: u128,
+    /// The game's spawn rule.
+    pub rule: SpawnRule,
 }
 
 /// Writes `rows` one line a row (no newline after the last), each value right-aligned to the

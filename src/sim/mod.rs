@@ -310,7 +310,7 @@ pub fn run_games(
             let r = match config.resume.get(i as usize) {
                 Some(from) => {
                     let mut solver = make(from.state.seed)?;
-                    let game = Game::resume(&from.state, from.spawn);
+                    let game = Game::resume(&from.state);
                     play_on(solver.as_mut(), config, game, from.first_reached.clone())?
                 }
                 None => {
@@ -557,7 +557,6 @@ mod tests {
         config.resume = vec![ResumeFrom {
             state,
             first_reached,
-            spawn: SpawnRule::Classic,
         }];
         let make = |_: u64| Ok(depth_zero(Shape::FOUR));
         let resumed = run_games(&config, &make, &|_| ()).unwrap();

@@ -49,8 +49,6 @@ pub struct ResumeFrom {
     /// Each largest tile the game had made, with the moves played when it first stood on the
     /// board, up to the tile it is resumed at.
     pub first_reached: Vec<(u64, u32)>,
-    /// The game's spawn rule, which its spawns from here follow too.
-    pub spawn: SpawnRule,
 }
 
 /// The games of a `--games-out` file to play on from one tile ([`read_resume_points`]).
@@ -274,9 +272,9 @@ fn resume_from(line: &GameLineIn, tile: u64) -> Result<Option<ResumeFrom>, LineE
             moves: point.moves,
             seed: line.seed,
             spawn_position: point.spawn_position,
+            rule: spawn,
         },
         first_reached,
-        spawn,
     }))
 }
 
@@ -343,7 +341,7 @@ mod tests {
         let game = &read.games[0];
         assert_eq!(game.state, state_a);
         assert_eq!(game.first_reached, vec![(2, 0), (tile, 40)]);
-        assert_eq!((game.tile(), game.spawn), (tile, SpawnRule::Classic));
+        assert_eq!((game.tile(), game.state.rule), (tile, SpawnRule::Classic));
     }
 
     #[test]
