@@ -143,7 +143,9 @@ impl ExpectimaxOptions {
             return Err(bad(format!("table-bits={table_bits} must be 10 to 28")));
         }
         if extend_crunch > 10 {
-            return Err(bad(format!("extend-crunch={extend_crunch} must be 0 to 10")));
+            return Err(bad(format!(
+                "extend-crunch={extend_crunch} must be 0 to 10"
+            )));
         }
         if !(0.0..=1.0).contains(&table_margin) {
             return Err(bad(format!("table-margin={table_margin} must be in 0..=1")));
