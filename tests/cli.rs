@@ -414,6 +414,23 @@ fn sim_games_out_writes_each_game_and_refuses_an_existing_file() {
         .unwrap();
     assert_eq!(res.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&res.stderr).contains("--games-out"));
+    // an option value out of range is refused before --games-out is created, and with --force
+    // the file it would replace is kept
+    let fresh = dir.path().join("fresh.jsonl");
+    for (target, force) in [(&fresh, false), (&path, true)] {
+        let mut args = vec!["sim", "--games", "1", "--depth", "0", "--opt", "cprob=3"];
+        args.extend(force.then_some("--force"));
+        let res = bot2048()
+            .args(&args)
+            .arg("--games-out")
+            .arg(target)
+            .output()
+            .unwrap();
+        assert_eq!(res.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&res.stderr).contains("cprob=3"));
+    }
+    assert!(!fresh.exists(), "no empty --games-out left behind");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), again);
 }
 
 /// `sim --resume FILE --resume-at TILE` plays on every game of an earlier `--games-out` that

@@ -190,6 +190,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             UsageError(format!("{e:#}")).into()
         }
     })?;
+    // a bad option value (only a build checks it) fails before --games-out is created
+    compare::check_entrants(&entrants)?;
     let games_out = match &args.games_out {
         Some(path) => Some(Mutex::new(open_games_out(path, args.force)?)),
         None => None,

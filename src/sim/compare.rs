@@ -112,16 +112,14 @@ pub fn describe_budget(info: &SolverInfo, budget: &Budget) -> String {
 /// Plays `config`'s games with every solver of `entrants`, one solver after another, each on
 /// the same seeds. `on_game(solver, result)` is called after each game (for a progress bar).
 ///
-/// Every entrant is built once before any game is played, so a bad option or an unknown name
-/// fails at once.
+/// Builds every entrant once, so that a bad option (an unknown key or a value out of range), an
+/// unknown name or a table that cannot be loaded fails before any game is played; returns their
+/// registry entries, in order. Tables and middle-game values are loaded once per process, so a
+/// later build shares them.
 ///
 /// # Errors
 /// [`CompareError::NoSolver`], [`CompareError::Twice`], or a solver's error.
-pub fn compare(
-    config: &SimConfig,
-    entrants: &[Entrant],
-    on_game: &(dyn Fn(&str, &GameResult) + Sync),
-) -> Result<Comparison, CompareError> {
+pub fn check_entrants(entrants: &[Entrant]) -> Result<Vec<&'static SolverInfo>, CompareError> {
     if entrants.is_empty() {
         return Err(CompareError::NoSolver);
     }
@@ -133,6 +131,20 @@ pub fn compare(
         infos.push(registry::find(&e.solver_name)?);
         registry::build(&e.solver_name, &e.solver)?;
     }
+    Ok(infos)
+}
+
+/// Every entrant is built once before any game is played ([`check_entrants`]), so a bad option
+/// or an unknown name fails at once.
+///
+/// # Errors
+/// [`CompareError::NoSolver`], [`CompareError::Twice`], or a solver's error.
+pub fn compare(
+    config: &SimConfig,
+    entrants: &[Entrant],
+    on_game: &(dyn Fn(&str, &GameResult) + Sync),
+) -> Result<Comparison, CompareError> {
+    let infos = check_entrants(entrants)?;
     let mut played = Vec::with_capacity(entrants.len());
     for e in entrants {
         let make = |seed: u64| {
