@@ -64,11 +64,6 @@ pub const INFO: SolverInfo = SolverInfo {
             help: "a board with fewer empty cells than this is searched one more move deeper, added to extend-below's move (each rule adds its own: below both, two moves deeper than asked); 0: never",
         },
         OptionInfo {
-            key: "extend-crunch",
-            default: "0",
-            help: "a board whose tiles other than its largest sum to at least the largest less 1/2^k of it (k = this; 5: the chain is built down to a 32nd of the largest tile, the last merges of a phase) is searched one more move deeper, added to the other rules' (largest tile 1024 or more); 0: never",
-        },
-        OptionInfo {
             key: "table-margin",
             default: "0",
             help: "on a board a table covers (--eval tables, middle, corner-middle, auto), the moves whose chance of success is within this of the best are searched to choose among them (0 to 1; 0: the table's move, exact ties searched)",
@@ -95,9 +90,6 @@ pub struct ExpectimaxOptions {
     /// [`ExpectimaxOptions::extend_below`]'s (each rule adds its own move, so a board below both
     /// is searched two moves deeper; 0: never; [`EXTEND_TWICE_BELOW`] by default).
     pub extend_twice_below: u32,
-    /// A root board in the crunch of its phase ([`in_crunch`] with this `k`) is searched one more
-    /// move deeper, added to the empty-cell rules' (0: never; [`EXTEND_CRUNCH`] by default).
-    pub extend_crunch: u32,
     /// On a board the evaluation decides exactly ([`Evaluator::decide_exactly`]), the moves whose
     /// chance of success is within this probability of the best are searched to choose among
     /// them; a lone best move is played outright ([`TABLE_MARGIN`] by default).
@@ -113,7 +105,6 @@ impl Default for ExpectimaxOptions {
             root_parallel: true,
             extend_below: EXTEND_BELOW,
             extend_twice_below: EXTEND_TWICE_BELOW,
-            extend_crunch: EXTEND_CRUNCH,
             table_margin: TABLE_MARGIN,
         }
     }
@@ -131,7 +122,6 @@ impl ExpectimaxOptions {
         let table_margin: f32 = v.get("table-margin")?;
         let extend_below: u32 = v.get("extend-below")?;
         let extend_twice_below: u32 = v.get("extend-twice-below")?;
-        let extend_crunch: u32 = v.get("extend-crunch")?;
         let bad = |message: String| SolverError::BadOption {
             solver: INFO.name.into(),
             message,
@@ -141,11 +131,6 @@ impl ExpectimaxOptions {
         }
         if !(10..=28).contains(&table_bits) {
             return Err(bad(format!("table-bits={table_bits} must be 10 to 28")));
-        }
-        if extend_crunch > 10 {
-            return Err(bad(format!(
-                "extend-crunch={extend_crunch} must be 0 to 10"
-            )));
         }
         if !(0.0..=1.0).contains(&table_margin) {
             return Err(bad(format!("table-margin={table_margin} must be in 0..=1")));
@@ -157,7 +142,6 @@ impl ExpectimaxOptions {
             root_parallel: config.parallel,
             extend_below,
             extend_twice_below,
-            extend_crunch,
             table_margin,
         })
     }
@@ -212,33 +196,6 @@ pub const EXTEND_BELOW: u32 = 4;
 /// ms against 4.04); at `--depth 5`, 20 games: 70 % (20.2 ms a move; 55 % without either
 /// extension, on another machine).
 pub const EXTEND_TWICE_BELOW: u32 = 2;
-
-/// Default [`ExpectimaxOptions::extend_crunch`]: 0, no crunch rule (being measured).
-pub const EXTEND_CRUNCH: u32 = 0;
-
-/// The smallest largest tile (1024) at which [`in_crunch`] can hold: earlier phases are short and
-/// their boards roomy.
-pub const CRUNCH_MIN_LARGEST: u64 = 1 << 10;
-
-/// Whether `board` is in the crunch of its phase: its tiles other than its largest sum to at least
-/// the largest less 1/2^`k` of it, the largest being [`CRUNCH_MIN_LARGEST`] or more (`k` 0: never).
-/// With `k` = 5 and a 16384 largest, the others sum to 15,872 or more: 8192 4096 2048 1024 512
-/// (or as much in other tiles), the last five merges before the next 32768, where games that made
-/// 16384 die most (BENCHMARKS.md, "Endgame tables"). Tile values are 2^exponent, in points.
-pub fn in_crunch<P: Position>(board: P, k: u32) -> bool {
-    if k == 0 {
-        return false;
-    }
-    let (mut sum, mut largest) = (0u64, 0u64);
-    for i in 0..board.shape().cells() {
-        let e = board.exponent_at(i);
-        if e > 0 {
-            sum += 1 << e;
-            largest = largest.max(1 << e);
-        }
-    }
-    largest >= CRUNCH_MIN_LARGEST && sum - largest + (largest >> k) >= largest
-}
 
 /// Default [`ExpectimaxOptions::table_margin`]: 0, the table's best move is played (the search
 /// chooses only among moves of exactly equal chance). Measured (BENCHMARKS.md, "Middle-game
@@ -742,8 +699,7 @@ impl<P: Position, E: Evaluator<P>> Expectimax<P, E> {
         };
         let empty = board.count_empty();
         let extra = u32::from(empty < self.options.extend_below)
-            + u32::from(empty < self.options.extend_twice_below)
-            + u32::from(in_crunch(board, self.options.extend_crunch));
+            + u32::from(empty < self.options.extend_twice_below);
         let deeper = |d: u32| (d + extra).min(MAX_DEPTH);
         let work = budget
             .work
@@ -1165,59 +1121,6 @@ mod tests {
         ]);
         assert_eq!(roomy.count_empty(), 4);
         assert_eq!(exact(4).decide_on(roomy, &Budget::depth(1)).work, 1);
-    }
-
-    #[test]
-    fn a_phase_is_in_its_crunch_when_the_other_tiles_sum_to_the_largest_less_its_2_to_the_k() {
-        // 8192 + 4096 + 2048 + 1024 + 512 = 15,872 = 16,384 - 16,384/32
-        let chain_to_512 = board([
-            [16384, 8192, 4096, 2048],
-            [0, 0, 512, 1024],
-            [0, 0, 0, 0],
-            [0, 0, 0, 0],
-        ]);
-        assert!(in_crunch(chain_to_512, 5));
-        assert!(!in_crunch(chain_to_512, 6), "15,872 < 16,384 - 256");
-        assert!(in_crunch(chain_to_512, 4), "15,872 >= 16,384 - 1,024");
-        assert!(!in_crunch(chain_to_512, 0), "0: never");
-        // without the 512, 15,360 + 16 small tiles of 2 = 15,392 < 15,872
-        let short = board([
-            [16384, 8192, 4096, 2048],
-            [2, 2, 2, 1024],
-            [2, 2, 2, 2],
-            [2, 2, 2, 2],
-        ]);
-        assert!(!in_crunch(short, 5));
-        // 512 + 256 + 128 + 64 + 32 = 992 = 1,024 - 32 with a 1024 largest, not with a 512
-        let small = board([[1024, 512, 256, 128], [0, 0, 32, 64], [0; 4], [0; 4]]);
-        assert!(in_crunch(small, 5));
-        let smaller = board([[512, 256, 128, 64], [0, 0, 16, 32], [0; 4], [0; 4]]);
-        assert!(!in_crunch(smaller, 5), "largest below 1024");
-    }
-
-    #[test]
-    fn a_board_in_its_crunch_is_searched_one_move_deeper_with_extend_crunch() {
-        let crunch = |k| {
-            let opts = ExpectimaxOptions {
-                extend_below: 0,
-                extend_twice_below: 0,
-                extend_crunch: k,
-                ..ExpectimaxOptions::default()
-            };
-            Expectimax::new(Shape::FOUR, opts, RowHeuristic::new())
-        };
-        let b = board([
-            [16384, 8192, 4096, 2048],
-            [0, 2, 512, 1024],
-            [0, 0, 4, 0],
-            [0, 0, 0, 2],
-        ]);
-        assert!(in_crunch(b, 5));
-        let extended = crunch(5).decide_on(b, &Budget::depth(1));
-        let two = crunch(0).decide_on(b, &Budget::depth(2));
-        assert_eq!((extended.work, two.work), (2, 2));
-        assert_eq!(extended.values, two.values);
-        assert_eq!(crunch(0).decide_on(b, &Budget::depth(1)).work, 1);
     }
 
     #[test]
