@@ -144,7 +144,10 @@ impl<'a> OptionValues<'a> {
             .map_or(info.default, |(_, v)| v.as_str());
         text.parse().map_err(|_| SolverError::BadOption {
             solver: self.info.name.to_string(),
-            message: format!("option {key}={text} is not valid: {}", info.help),
+            message: format!(
+                "option {key}={text} is not valid (its default: {}): {}",
+                info.default, info.help
+            ),
         })
     }
 }

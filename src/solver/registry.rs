@@ -229,6 +229,19 @@ mod tests {
     }
 
     #[test]
+    fn a_value_that_does_not_parse_is_refused_with_the_options_default() {
+        let given = pairs(&[("extend-below", "x")]);
+        let values = OptionValues::new(&super::super::expectimax::INFO, &given).unwrap();
+        let err = values.get::<u32>("extend-below").unwrap_err();
+        assert!(matches!(err, SolverError::BadOption { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("option extend-below=x is not valid (its default: 4): a board with"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn describe_lists_every_solver_its_work_and_options() {
         let text = describe();
         for s in SOLVERS {
