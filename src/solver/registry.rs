@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "option \"rollouts\": none of the solvers run has it \
-             (expectimax: cprob, table-bits, extend-below, extend-twice-below, table-margin; greedy: no options)"
+             (expectimax: cprob, table-bits, extend-below, extend-twice-below, table-margin, table-floor; greedy: no options)"
         );
         let err = assign_options(&both, &pairs(&[("greedy:cprob", "3")])).unwrap_err();
         assert!(
