@@ -1401,11 +1401,11 @@ mod tests {
         #[test]
         fn a_covered_chance_node_stops_the_search_with_the_tables_value() {
             let t = tables();
-            // never decide at the root; weight 1000 on covered chance nodes
-            let eval = TableEval::new(t.clone(), RowHeuristic::new())
-                .with_weight(1000.0)
-                .with_min_probability(2.0);
+            // never decide at the root (a floor above every chance); weight 1000 on covered
+            // chance nodes
+            let eval = TableEval::new(t.clone(), RowHeuristic::new()).with_weight(1000.0);
             let opts = ExpectimaxOptions {
+                table_floor: 2.0,
                 root_parallel: false,
                 ..ExpectimaxOptions::default()
             };

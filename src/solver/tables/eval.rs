@@ -15,8 +15,9 @@ use std::sync::{Arc, Mutex};
 /// covers, the table.
 ///
 /// - [`Evaluator::decide_exactly`]: the tables' chance of success for each move of a covered
-///   board whose best move keeps a chance of at least `min_probability`; the solver plays the
-///   best, or searches among the moves near it (expectimax's `table-margin`).
+///   board whose best move keeps a chance above 0; the solver plays the best, or searches among
+///   the moves near it (expectimax's `table-margin`), or, below expectimax's `table-floor`,
+///   among every legal move.
 /// - [`Evaluator::exact`]: on a covered afterstate inside a search, `inner`'s value plus
 ///   `weight` × the chance of success (with `weight` 0, the default, the search does not consult
 ///   the tables below the root and goes on with `inner`).
@@ -25,7 +26,6 @@ pub struct TableEval<E> {
     tables: Arc<EndgameTables>,
     inner: E,
     weight: f32,
-    min_probability: f32,
 }
 
 impl<E> TableEval<E> {
@@ -36,7 +36,6 @@ impl<E> TableEval<E> {
             tables,
             inner,
             weight: 0.0,
-            min_probability: f32::MIN_POSITIVE,
         }
     }
 
@@ -44,13 +43,6 @@ impl<E> TableEval<E> {
     /// nodes inside the search.
     pub fn with_weight(mut self, weight: f32) -> TableEval<E> {
         self.weight = weight;
-        self
-    }
-
-    /// The same, deciding from the tables only when the best move's chance of success is at
-    /// least `p` (below it the search decides).
-    pub fn with_min_probability(mut self, p: f32) -> TableEval<E> {
-        self.min_probability = p;
         self
     }
 }
@@ -73,7 +65,7 @@ impl<E: Evaluator<Board>> Evaluator<Board> for TableEval<E> {
     fn decide_exactly(&self, board: Board) -> Option<[Option<f32>; 4]> {
         let values = self.tables.move_values(board)?;
         let best = values.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
-        (best >= self.min_probability).then_some(values)
+        (best > 0.0).then_some(values)
     }
 }
 
