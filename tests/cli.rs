@@ -515,6 +515,32 @@ fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
     assert_eq!(res.status.code(), Some(2));
 }
 
+/// The 16384 bench kept in `benches/data` (BENCHMARKS.md, "The bench kept in the repository")
+/// resumes the 91 of its 100 games that made 16384 (the figure of the run that made it), each
+/// from a board with its 16384 on it.
+#[test]
+fn the_16384_bench_in_benches_data_resumes_its_91_games() {
+    let bench = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/data/resume-16384-seed12.jsonl");
+    let v = json_without_tables(&[
+        "sim",
+        "--eval",
+        "heuristic",
+        "--depth",
+        "0",
+        "--resume",
+        bench.to_str().unwrap(),
+        "--resume-at",
+        "16384",
+        "--max-moves",
+        "7600",
+        "--json",
+    ]);
+    assert_eq!(v["games"].as_u64(), Some(91));
+    assert_eq!(v["resumed_at"].as_u64(), Some(16384));
+    assert_eq!(v["reach_rates"]["16384"].as_f64(), Some(1.0));
+}
+
 #[test]
 fn sim_refuses_an_existing_or_non_png_out_before_playing() {
     let dir = tempfile::tempdir().unwrap();
