@@ -1332,7 +1332,9 @@ mod tests {
             };
             let mut s = Expectimax::<Board, _>::new(Shape::FOUR, opts, eval);
             let d = s.decide_on(covered(), &Budget::depth(2));
-            let plain = solver(SpawnRule::Classic).decide_on(covered(), &Budget::depth(2));
+            let plain = solver(SpawnRule::Classic)
+                .with_root_parallel(false)
+                .decide_on(covered(), &Budget::depth(2));
             assert!(!d.exact);
             assert!(d.nodes > 0);
             assert_eq!((d.best, d.values), (plain.best, plain.values));
@@ -1354,7 +1356,9 @@ mod tests {
             };
             // a floor of 1 is above it: every legal move searched, as with the heuristic alone
             let d = floored(1.0);
-            let plain = solver(SpawnRule::Classic).decide_on(covered(), &Budget::depth(2));
+            let plain = solver(SpawnRule::Classic)
+                .with_root_parallel(false)
+                .decide_on(covered(), &Budget::depth(2));
             assert!(!d.exact);
             assert!(d.nodes > 0);
             assert_eq!((d.best, d.values), (plain.best, plain.values));
