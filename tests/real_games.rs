@@ -715,10 +715,7 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
     let mut start = s.games();
     start.args(["start", "web"]).env("WEB_CSS", css);
     assert!(start.output().unwrap().status.success());
-    let mut read = s.bot(&["read", "--window", "2048", "--json"]);
-    read.env("BOT2048_PROFILES", profiles.path());
-    let out = read.output().unwrap();
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = settled_opening(&s, profiles.path());
     assert_eq!(r["profile"], "learned-2048", "{r}");
     let (v, _) = play_to_max_moves(&s, "web restyled, second run", 150, profiles.path());
     assert_eq!(v["desyncs"], 0, "{v}");
@@ -730,6 +727,54 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
             .all(|l| l["value"] != 16),
         "the 16 is read, not learned again: {v}"
     );
+}
+
+/// `read --window 2048 --json` (user profiles from `profiles`) of a new game's settled opening:
+/// read every 400 ms, for up to 20 s, until three reads in a row give the same cells, two tiles
+/// of 2 or 4 on an otherwise empty board; the last of them is returned, and every read printed.
+/// One read right after `start` is not enough: on a CI machine (2026-12-06) it came back with
+/// profile "none", where on an idle machine every read once `start` returned was the learned
+/// profile's. A frame taken while the page still draws or its two tiles grow in (the web game's
+/// appear animation: 200 ms after a 100 ms delay) can read better without a profile.
+fn settled_opening(s: &Session, profiles: &Path) -> Value {
+    let opening = |r: &Value| -> Option<Vec<u64>> {
+        let cells: Vec<u64> = r["cells"]
+            .as_array()?
+            .iter()
+            .flat_map(|row| row.as_array().into_iter().flatten())
+            .map(|c| c["value"].as_u64())
+            .collect::<Option<_>>()?;
+        let tiles: Vec<u64> = cells.iter().copied().filter(|&v| v > 0).collect();
+        (tiles.len() == 2 && tiles.iter().all(|&v| v == 2 || v == 4)).then_some(cells)
+    };
+    let end = Instant::now() + Duration::from_secs(20);
+    let (mut last, mut same) = (None, 0);
+    loop {
+        let mut read = s.bot(&["read", "--window", "2048", "--json"]);
+        read.env("BOT2048_PROFILES", profiles);
+        let out = read.output().unwrap();
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let cells = opening(&r);
+        eprintln!(
+            "a new game's opening: {} {} {cells:?}",
+            r["profile"], r["status"]
+        );
+        same = if cells.is_some() && cells == last {
+            same + 1
+        } else {
+            0
+        };
+        if same == 2 {
+            return r;
+        }
+        assert!(
+            Instant::now() < end,
+            "no settled opening read within 20 s; the last read: {r}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        last = cells;
+        std::thread::sleep(Duration::from_millis(400));
+    }
 }
 
 /// Issue 24, a game never shown to the bot whose tiles touch: Debian's text-mode 2048 in xterm
