@@ -141,8 +141,8 @@ pub struct SimArgs {
     /// games: take one solver's lines first. At a fixed --depth the same solver ends a resumed
     /// game as the original did, but for a close decision that a search's caches or the
     /// middle-game values in memory can tip. A resumed game counts its moves from its start
-    /// (--max-moves, the lines of --games-out) and the summary the moves played from the
-    /// point; --goal must be above the tile.
+    /// (--max-moves, the lines of --games-out, whose "resumed_at_move" says where it was taken
+    /// up) and the summary the moves played from the point; --goal must be above the tile.
     #[arg(
         long,
         value_name = "GAMES.jsonl",

@@ -165,8 +165,14 @@ pub struct GameLine<'a> {
     pub spawn: SpawnRule,
     /// The move count when each tile value (a key) first stood on the board as its largest.
     pub first_reached: BTreeMap<u64, u32>,
-    /// Share of the game's decisions an endgame or middle-game table made outright, 0..=1.
+    /// Share of the decisions this run made in the game (after `resumed_at_move` for a resumed
+    /// game) that an endgame or middle-game table made outright, 0..=1.
     pub table_share: f64,
+    /// For a game `sim --resume` played on: the move count it was taken up at (its resume
+    /// point's), so this run played `moves - resumed_at_move` of its moves. Absent for a game
+    /// played from its start (and for one resumed at move 0, which is the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_at_move: Option<u32>,
     /// Where the game stood when each of its last [`RESUME_POINTS`] largest tiles (a key) first
     /// stood on the board: what `sim --resume` plays on from.
     pub resume_points: BTreeMap<u64, resume::ResumePoint>,
@@ -191,6 +197,7 @@ impl GameResult {
             spawn: self.spawn,
             first_reached: self.first_reached.iter().copied().collect(),
             table_share: f64::from(self.exact_decisions) / f64::from(self.played().max(1)),
+            resumed_at_move: (self.resumed_at > 0).then_some(self.resumed_at),
             resume_points: self
                 .resume_points
                 .iter()
@@ -580,6 +587,10 @@ mod tests {
         );
         let summary = summarize(Shape::FOUR, &resumed, 1.0);
         assert_eq!(summary.moves, u64::from(original.moves - state.moves));
+        // its --games-out line says where it was taken up; the original's line does not
+        let line = |g: &GameResult| serde_json::to_value(g.line("expectimax")).unwrap();
+        assert_eq!(line(r)["resumed_at_move"], reached_at);
+        assert!(line(&original).get("resumed_at_move").is_none());
     }
 
     #[test]
