@@ -482,6 +482,9 @@ fn sim_resume_plays_the_games_on_from_a_tile_and_they_end_as_before() {
         for key in ["score", "moves", "board", "max_tile", "first_reached"] {
             assert_eq!(same[key], game[key], "{key} of game {}", game["seed"]);
         }
+        // taken up where its 8192 first stood, which a game played from its start never says
+        assert_eq!(same["resumed_at_move"], game["first_reached"]["8192"]);
+        assert!(game.get("resumed_at_move").is_none(), "{game}");
     }
     // a gnome-2048 run's games resume with its spawns (2s only), whatever --spawn defaults to
     let (twos, twos_again) = (dir.path().join("t.jsonl"), dir.path().join("u.jsonl"));
