@@ -738,12 +738,7 @@ fn an_unseen_game_is_learned_while_playing_and_read_from_the_first_frame_next_ti
 /// appear animation: 200 ms after a 100 ms delay) can read better without a profile.
 fn settled_opening(s: &Session, profiles: &Path) -> Value {
     let opening = |r: &Value| -> Option<Vec<u64>> {
-        let cells: Vec<u64> = r["cells"]
-            .as_array()?
-            .iter()
-            .flat_map(|row| row.as_array().into_iter().flatten())
-            .map(|c| c["value"].as_u64())
-            .collect::<Option<_>>()?;
+        let cells = read_values(r)?;
         let tiles: Vec<u64> = cells.iter().copied().filter(|&v| v > 0).collect();
         (tiles.len() == 2 && tiles.iter().all(|&v| v == 2 || v == 4)).then_some(cells)
     };
@@ -775,6 +770,17 @@ fn settled_opening(s: &Session, profiles: &Path) -> Value {
         last = cells;
         std::thread::sleep(Duration::from_millis(400));
     }
+}
+
+/// The cell values of a `read --json` reading in reading order (0 for an empty cell), or `None`
+/// when it has no cells or a cell was not read.
+fn read_values(r: &Value) -> Option<Vec<u64>> {
+    r["cells"]
+        .as_array()?
+        .iter()
+        .flat_map(|row| row.as_array().into_iter().flatten())
+        .map(|c| c["value"].as_u64())
+        .collect()
 }
 
 /// Issue 24, a game never shown to the bot whose tiles touch: Debian's text-mode 2048 in xterm
@@ -819,13 +825,7 @@ fn text_mode_2048_plays_120_moves_without_desync_from_its_first_frame() {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     eprintln!("text, a new game's first frame: {r}");
     assert_eq!(r["status"], "ok", "{r}");
-    let values: Vec<u64> = r["cells"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no cells: {r}"))
-        .iter()
-        .flat_map(|row| row.as_array().unwrap().iter())
-        .map(|c| c["value"].as_u64().unwrap_or_else(|| panic!("{r}")))
-        .collect();
+    let values = read_values(&r).unwrap_or_else(|| panic!("no cells, or one not read: {r}"));
     assert_eq!(values.len(), 16, "{r}");
     assert_eq!(values.iter().filter(|&&v| v == 0).count(), 14, "{r}");
     assert!(values.iter().all(|&v| [0, 2, 4].contains(&v)), "{r}");
