@@ -222,7 +222,9 @@ pub const TABLE_MARGIN: f32 = 0.0;
 /// Default [`ExpectimaxOptions::table_floor`]: 0, a table decides every board it covers with a
 /// chance above 0. Measured (BENCHMARKS.md, "Games resumed from a tile"), `--eval corner-middle
 /// --depth 3`, the 91 games resumed at 16384 (53 reach 32768 with 0): with 0.3, 56 (3 gained,
-/// none lost, 83 played alike); with 0.5, 52 (1 gained, 2 lost): within the noise, so 0 stays.
+/// none lost, 83 played alike); with 0.5, 52 (1 gained, 2 lost). At `--depth 4` on the same
+/// boards (61 reach 32768 with 0): with 0.3, 62 (1 gained, none lost, 82 played alike). Within
+/// the noise at both depths, so 0 stays.
 pub const TABLE_FLOOR: f32 = 0.0;
 
 /// The number of distinct tile exponents on the board (empty cells not counted).
