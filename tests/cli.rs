@@ -353,6 +353,13 @@ fn sim_games_out_writes_each_game_and_refuses_an_existing_file() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 3);
+    let mut indices: Vec<u64> = lines.iter().map(|g| g["index"].as_u64().unwrap()).collect();
+    indices.sort_unstable();
+    assert_eq!(
+        indices,
+        [0, 1, 2],
+        "each game's line names its place in the run"
+    );
     let mut scores = 0;
     for game in &lines {
         assert_eq!(game["solver"], "expectimax");

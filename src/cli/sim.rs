@@ -103,11 +103,14 @@ pub struct SimArgs {
     pub out: Option<PathBuf>,
     /// Write each game, as it ends, as one line of JSON into this file (in the order the games end).
     ///
-    /// A line holds the solver, the game's seed, its score, largest tile, moves and how it
-    /// ended, the final board's rows, the move at which each largest tile first stood on the
-    /// board, and the share of moves a table decided: which boards end the games, and when. The
-    /// lines are written as the games end, so a run stopped early keeps its finished games. A
-    /// new file: an existing one is refused unless --force.
+    /// A line holds the solver, the game's index in the run (0-based) and its seed, its score,
+    /// largest tile, moves and how it ended, the final board's rows, the move at which each
+    /// largest tile first stood on the board, and the share of moves a table decided: which
+    /// boards end the games, and when. The lines are written as the games end, so a run stopped
+    /// early keeps its finished games; the threads play games from several places in the range
+    /// at once (on 2 cores, from the first and from the middle), so those are not its first
+    /// ones, and "index" says which they are. A new file: an existing one is refused unless
+    /// --force.
     #[arg(long, value_name = "GAMES.jsonl")]
     pub games_out: Option<PathBuf>,
     /// Let --out and --games-out replace existing files.

@@ -781,6 +781,7 @@ mod tests {
 
     fn game(score: u64, max_tile: u64) -> GameResult {
         GameResult {
+            index: 0,
             seed: 0,
             score,
             max_tile,

@@ -115,6 +115,10 @@ pub enum GameEnd {
 /// The result of one game.
 #[derive(Debug, Clone)]
 pub struct GameResult {
+    /// The game's place in its run, 0-based ([`run_games`]): game `i` of a new run plays the seed
+    /// [`game_seed`]`(run seed, i)`; a resumed run's game `i` is the `i`-th game of its
+    /// `--resume` file with a point at the tile. 0 for a game played alone ([`play_game`]).
+    pub index: u32,
     /// The game's seed.
     pub seed: u64,
     /// Final score (sum of merge scores, points).
@@ -149,6 +153,9 @@ pub struct GameResult {
 pub struct GameLine<'a> {
     /// The solver's name in the run (`expectimax`, `expectimax/ntuple`).
     pub solver: &'a str,
+    /// The game's place in its run, 0-based ([`GameResult::index`]): lines are written as games
+    /// end, so a run stopped early has the games it finished, which are not its first ones.
+    pub index: u32,
     /// The game's seed ([`game_seed`]).
     pub seed: u64,
     /// Final score, points.
@@ -188,6 +195,7 @@ impl GameResult {
     pub fn line<'a>(&self, solver: &'a str) -> GameLine<'a> {
         GameLine {
             solver,
+            index: self.index,
             seed: self.seed,
             score: self.score,
             max_tile: self.max_tile,
@@ -285,6 +293,7 @@ pub fn play_on(
         }
     };
     Ok(GameResult {
+        index: 0,
         seed,
         score: game.score(),
         max_tile: game.board().max_value(),
@@ -326,6 +335,7 @@ pub fn run_games(
                     play_game(solver.as_mut(), config, seed)?
                 }
             };
+            let r = GameResult { index: i, ..r };
             on_game(&r);
             Ok(r)
         })
@@ -469,6 +479,7 @@ mod tests {
 
     fn result(score: u64, max_tile: u64, end: GameEnd) -> GameResult {
         GameResult {
+            index: 0,
             seed: 0,
             score,
             max_tile,
@@ -536,6 +547,30 @@ mod tests {
         );
         assert!(a.moves > 0);
         assert_eq!(a.end, GameEnd::GameOver);
+    }
+
+    #[test]
+    fn each_game_of_a_run_carries_its_index_and_the_seed_of_that_index() {
+        let mut config = SimConfig::new(Shape::new(3, 3).unwrap(), 4, 21);
+        config.budget = Budget::depth(0);
+        config.max_moves = Some(5);
+        let make = |_: u64| Ok(depth_zero(config.shape));
+        let seen = std::sync::Mutex::new(Vec::new());
+        let results = run_games(&config, &make, &|r| {
+            let line = serde_json::to_value(r.line("expectimax")).unwrap();
+            seen.lock()
+                .unwrap()
+                .push((line["index"].clone(), line["seed"].clone()));
+        })
+        .unwrap();
+        let indices: Vec<u32> = results.iter().map(|r| r.index).collect();
+        assert_eq!(indices, vec![0, 1, 2, 3]);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_by_key(|(i, _)| i.as_u64());
+        let expected: Vec<_> = (0..4u32)
+            .map(|i| (serde_json::json!(i), serde_json::json!(game_seed(21, i))))
+            .collect();
+        assert_eq!(seen, expected, "each line as written names its game");
     }
 
     #[test]
