@@ -513,6 +513,11 @@ pub struct EndgameTables {
     by_key: HashMap<TableKey, usize>,
     /// The formations of the tables, each once.
     formations: Vec<Formation>,
+    /// The fewest fixed cells of any loaded formation, and the lowest goal exponent of any loaded
+    /// table: a board with fewer tiles of 2^`lowest_goal` or more than `fewest_fixed` fits none
+    /// (a quick refusal before the 8 symmetries are tried).
+    fewest_fixed: u32,
+    lowest_goal: u8,
 }
 
 impl EndgameTables {
@@ -534,6 +539,19 @@ impl EndgameTables {
                 if !self.formations.contains(&formation) {
                     self.formations.push(formation);
                 }
+                let fixed = formation.rows.iter().map(|&r| u32::from(r)).sum();
+                let first = self.tables.is_empty();
+                self.fewest_fixed = if first {
+                    fixed
+                } else {
+                    self.fewest_fixed.min(fixed)
+                };
+                let goal = table.key().goal;
+                self.lowest_goal = if first {
+                    goal
+                } else {
+                    self.lowest_goal.min(goal)
+                };
                 self.by_key.insert(table.key().clone(), self.tables.len());
                 self.tables.push(table);
             }
@@ -561,6 +579,13 @@ impl EndgameTables {
     pub fn covers(&self, board: Board) -> Vec<Cover<'_>> {
         let mut found = Vec::new();
         if self.tables.is_empty() || board.has_big_tile() {
+            return found;
+        }
+        let raw = board.raw();
+        let large = (0..16u8)
+            .filter(|&i| nibble(raw, i) >= self.lowest_goal)
+            .count();
+        if (large as u32) < self.fewest_fixed {
             return found;
         }
         for s in 0..SYMMETRIES {
