@@ -1403,14 +1403,19 @@ mod tests {
         assert_eq!((caps[&3], caps[&8], caps[&15]), (5, 5, 4));
     }
 
-    #[test]
-    fn a_board_no_middle_table_covers_is_left_to_the_endgame_tables() {
+    /// The endgame table of the 4-4 block, anchor (1,0), goal 2^3 (an 8: under every
+    /// middle-game table's 64), built here in a few milliseconds.
+    fn endgame_4_4_goal_8() -> Arc<EndgameTables> {
         use crate::solver::tables::build::build_table;
         use crate::solver::tables::TableKey;
-        // the 4-4 block's anchor is an 8 (under every middle table's 64): the endgame table of
-        // goal 2^3 covers it
         let key = TableKey::new(Formation::new([4, 4, 0, 0]).unwrap(), 4, 3).unwrap();
-        let endgame = Arc::new(EndgameTables::new(vec![build_table(&key, &|_| {})]));
+        Arc::new(EndgameTables::new(vec![build_table(&key, &|_| {})]))
+    }
+
+    #[test]
+    fn a_board_no_middle_table_covers_is_left_to_the_endgame_tables() {
+        // the 4-4 block's anchor is an 8: the endgame table of goal 2^3 covers it
+        let endgame = endgame_4_4_goal_8();
         let board = Board::from_values([
             [2048, 1024, 512, 256],
             [8, 16, 32, 64],
@@ -1430,10 +1435,8 @@ mod tests {
 
     #[test]
     fn inside_the_search_a_covered_afterstate_is_the_heuristic_plus_the_weighted_chance() {
-        use crate::solver::tables::build::build_table;
-        use crate::solver::tables::{Outcome, TableKey};
-        let key = TableKey::new(Formation::new([4, 4, 0, 0]).unwrap(), 4, 3).unwrap();
-        let endgame = Arc::new(EndgameTables::new(vec![build_table(&key, &|_| {})]));
+        use crate::solver::tables::Outcome;
+        let endgame = endgame_4_4_goal_8();
         let middle = Arc::new(MiddleTables::new());
         let heuristic = RowHeuristic::new();
         let eval = MiddleEval::new(middle.clone(), heuristic).with_endgame(Some(endgame.clone()));
