@@ -1217,13 +1217,13 @@ pub fn shared_middle() -> Result<Arc<MiddleTables>, TableFileError> {
 /// decision when they are built ([`MiddleEval::with_endgame`]). On the same 30 games at depth 3
 /// (table-margin 0), the small endgame set deciding after the middle-game tables took 32768 from
 /// none to 5 games; deciding before them it had cost 16384 (18 % of 100 games against 29 %, with
-/// table-margin 0.01). BENCHMARKS.md, "Middle-game tables".
+/// table-margin 0.01). BENCHMARKS.md, "Middle-game tables". Inside the search, a board an
+/// endgame table covers is valued with the table's chance ([`ENDGAME_WEIGHT_IN_SEARCH`]).
 #[derive(Clone, Debug)]
 pub struct MiddleEval<E> {
     middle: Arc<MiddleTables>,
     endgame: Option<Arc<EndgameTables>>,
     inner: E,
-    endgame_weight: f32,
 }
 
 impl<E> MiddleEval<E> {
@@ -1233,7 +1233,6 @@ impl<E> MiddleEval<E> {
             middle,
             endgame: None,
             inner,
-            endgame_weight: ENDGAME_WEIGHT_IN_SEARCH,
         }
     }
 
@@ -1257,11 +1256,8 @@ impl<E: Evaluator<Board>> Evaluator<Board> for MiddleEval<E> {
     /// which a search's many boards would set off).
     #[inline]
     fn exact(&self, afterstate: Board) -> Option<f32> {
-        if self.endgame_weight == 0.0 {
-            return None;
-        }
         let p = self.endgame.as_ref()?.afterstate_probability(afterstate)?;
-        Some(self.inner.evaluate(afterstate) + self.endgame_weight * p)
+        Some(self.inner.evaluate(afterstate) + ENDGAME_WEIGHT_IN_SEARCH * p)
     }
 
     fn decide_exactly(&self, board: Board) -> Option<[Option<f32>; 4]> {
