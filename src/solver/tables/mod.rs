@@ -506,6 +506,17 @@ pub struct Cover<'a> {
     pub symmetry: usize,
 }
 
+/// One formation seen through one symmetry: the cells of the board its fixed cells fall on.
+#[derive(Clone, Copy, Debug)]
+struct Placement {
+    symmetry: usize,
+    /// The formation's index in [`EndgameTables`]' formations.
+    formation: usize,
+    /// Bit 4·`i` set when board cell `i` is a fixed cell of the formation under `symmetry` (the
+    /// form of [`cells_at_least`]).
+    fixed_on_board: u64,
+}
+
 /// Every table loaded, found by key.
 #[derive(Debug, Default)]
 pub struct EndgameTables {
@@ -513,6 +524,14 @@ pub struct EndgameTables {
     by_key: HashMap<TableKey, usize>,
     /// The formations of the tables, each once.
     formations: Vec<Formation>,
+    /// Each formation's anchors (as [`Formation::anchors`]), at the formation's index.
+    anchors: Vec<Vec<u8>>,
+    /// Each formation's tables by anchor cell and goal exponent: `slots[f][anchor][goal]` is the
+    /// index in `tables` of the table of formation `f`, or `None`.
+    slots: Vec<[[Option<u32>; 16]; 16]>,
+    /// Every (symmetry, formation) pair with the formation's fixed cells seen on the board: a
+    /// board whose tiles of 2^`lowest_goal` or more miss one of those cells cannot fit it there.
+    placements: Vec<Placement>,
     /// The fewest fixed cells of any loaded formation, and the lowest goal exponent of any loaded
     /// table: a board with fewer tiles of 2^`lowest_goal` or more than `fewest_fixed` fits none
     /// (a quick refusal before the 8 symmetries are tried).
@@ -536,8 +555,14 @@ impl EndgameTables {
             Some(&i) => self.tables[i] = table,
             None => {
                 let formation = table.key().formation;
-                if !self.formations.contains(&formation) {
-                    self.formations.push(formation);
+                let f = self.formation_index(formation);
+                let key = table.key();
+                // a goal beyond a nibble's 15 fits no board: no slot
+                let slot = self.slots[f]
+                    .get_mut(usize::from(key.anchor))
+                    .and_then(|goals| goals.get_mut(usize::from(key.goal)));
+                if let Some(slot) = slot {
+                    *slot = Some(self.tables.len() as u32);
                 }
                 let fixed = formation.rows.iter().map(|&r| u32::from(r)).sum();
                 let first = self.tables.is_empty();
@@ -556,6 +581,30 @@ impl EndgameTables {
                 self.tables.push(table);
             }
         }
+    }
+
+    /// The index of `formation` in `formations`, added (with its anchors, empty slots and
+    /// placements) when new.
+    fn formation_index(&mut self, formation: Formation) -> usize {
+        if let Some(f) = self.formations.iter().position(|&x| x == formation) {
+            return f;
+        }
+        let f = self.formations.len();
+        self.formations.push(formation);
+        self.anchors.push(formation.anchors());
+        self.slots.push([[None; 16]; 16]);
+        for symmetry in 0..SYMMETRIES {
+            let fixed_on_board = (0..16u8)
+                .filter(|&i| formation.is_fixed(usize::from(symmetric_cell(i, symmetry))))
+                .fold(0u64, |mask, i| mask | 1 << (4 * i));
+            self.placements.push(Placement {
+                symmetry,
+                formation: f,
+                fixed_on_board,
+            });
+        }
+        self.placements.sort_by_key(|p| (p.symmetry, p.formation));
+        f
     }
 
     /// The tables, in the order loaded.
@@ -582,32 +631,34 @@ impl EndgameTables {
             return found;
         }
         let raw = board.raw();
-        let large = (0..16u8)
-            .filter(|&i| nibble(raw, i) >= self.lowest_goal)
-            .count();
-        if (large as u32) < self.fewest_fixed {
+        let large = cells_at_least(raw, self.lowest_goal);
+        if large.count_ones() < self.fewest_fixed {
             return found;
         }
-        for s in 0..SYMMETRIES {
-            let raw = symmetric_raw(board.raw(), s);
-            for &formation in &self.formations {
-                if !block_is_still(formation, raw) {
+        let mut seen = None::<(usize, u64)>;
+        for placement in &self.placements {
+            if placement.fixed_on_board & !large != 0 {
+                continue;
+            }
+            let s = placement.symmetry;
+            let raw = match seen {
+                Some((symmetry, raw)) if symmetry == s => raw,
+                _ => symmetric_raw(raw, s),
+            };
+            seen = Some((s, raw));
+            let formation = self.formations[placement.formation];
+            if !block_is_still(formation, raw) {
+                continue;
+            }
+            let slots = &self.slots[placement.formation];
+            for &anchor in &self.anchors[placement.formation] {
+                let goal = nibble(raw, anchor);
+                let Some(t) = slots[usize::from(anchor)][usize::from(goal)] else {
                     continue;
-                }
-                for anchor in formation.anchors() {
-                    let goal = nibble(raw, anchor);
-                    let key = TableKey {
-                        formation,
-                        anchor,
-                        goal,
-                    };
-                    let Some(&t) = self.by_key.get(&key) else {
-                        continue;
-                    };
-                    let table = &self.tables[t];
-                    if fits(table, raw) {
-                        found.push(Cover { table, symmetry: s });
-                    }
+                };
+                let table = &self.tables[t as usize];
+                if fits(table, raw) {
+                    found.push(Cover { table, symmetry: s });
                 }
             }
         }
@@ -666,6 +717,19 @@ impl EndgameTables {
         }
         best
     }
+}
+
+/// The cells of `raw` holding an exponent of at least `low` (clamped to 1..=15): bit 4·`i` set for cell `i`,
+/// every other bit clear. Each nibble is added to 16 − `low` in a byte of its own, where the sum
+/// reaches 16 (bit 4 of the byte) exactly when the nibble is `low` or more.
+#[inline]
+pub fn cells_at_least(raw: u64, low: u8) -> u64 {
+    const LOW_NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
+    let bias = u64::from(16 - low.clamp(1, 15)) * BYTE_ONES;
+    let even = ((raw & LOW_NIBBLES) + bias) >> 4 & BYTE_ONES;
+    let odd = (((raw >> 4) & LOW_NIBBLES) + bias) >> 4 & BYTE_ONES;
+    even | odd << 4
 }
 
 /// True when every fixed cell of `formation` holds a tile and no two fixed neighbours hold the

@@ -214,6 +214,132 @@ fn merging_the_goal_into_the_anchor_is_a_certain_success() {
     assert_eq!(values[Move::Up.index()], Some(1.0));
 }
 
+#[test]
+fn cells_at_least_marks_each_cell_at_or_above_the_threshold() {
+    // cell i holds exponent i: the cells from `low` on are marked, at bit 4·i
+    let raw = 0xfedc_ba98_7654_3210u64;
+    for low in 1..=15u8 {
+        let want = (low..16).fold(0u64, |m, i| m | 1 << (4 * i));
+        assert_eq!(cells_at_least(raw, low), want, "low {low}");
+    }
+    // a 2048 (11) among small tiles, threshold 64 (6): only its cell 9
+    let b = board([[2, 4, 8, 16], [32, 2, 4, 8], [0, 2048, 2, 0], [0; 4]]);
+    assert_eq!(cells_at_least(b.raw(), 6), 1 << (4 * 9));
+}
+
+/// The module doc's definition of a cover, cell by cell: through symmetry `s` every fixed cell
+/// holds a tile, no two fixed neighbours are equal, the anchor holds 2^g, every other fixed tile
+/// is above it and no free tile is.
+fn covered_by_definition(table: &Table, raw: u64) -> bool {
+    let key = table.key();
+    let f = key.formation;
+    (0..16u8).all(|i| {
+        let e = nibble(raw, i);
+        if !f.is_fixed(usize::from(i)) {
+            return e <= key.goal;
+        }
+        let still = neighbours(i)
+            .filter(|&n| f.is_fixed(usize::from(n)))
+            .all(|n| nibble(raw, n) != e);
+        let ordered = if i == key.anchor {
+            e == key.goal
+        } else {
+            e > key.goal
+        };
+        e != 0 && still && ordered
+    })
+}
+
+/// Tables of every formation, anchor and goal 2 to 4 (values never read by `covers`), made once.
+fn every_small_key_table() -> &'static EndgameTables {
+    static TABLES: std::sync::OnceLock<EndgameTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(every_small_key_table_uncached)
+}
+
+fn every_small_key_table_uncached() -> EndgameTables {
+    let mut tables = Vec::new();
+    for formation in FORMATIONS {
+        for anchor in formation.anchors() {
+            for goal in 2..=4 {
+                let k = TableKey::new(formation, anchor, goal).unwrap();
+                tables.push(Table::new(k.clone(), vec![0; k.entries() as usize]).unwrap());
+            }
+        }
+    }
+    EndgameTables::new(tables)
+}
+
+mod cover_property {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A board built around a formation seen through a symmetry: an anchor holding 2^g (g 2..=4),
+    /// the other fixed cells 2^(g+1)..=2^(g+6), the free cells at most 2^g; then, in about half
+    /// the boards, one cell set to any exponent 0..=9 (a hole, equal neighbours, a free tile too
+    /// large, or no change), so that many boards are covered and many are near misses.
+    fn near_block() -> impl Strategy<Value = Board> {
+        (
+            (0..FORMATIONS.len(), 0..SYMMETRIES, 0usize..8, 2u8..=4),
+            proptest::array::uniform16(1u8..=6),
+            proptest::array::uniform16(0u8..=4),
+            (0usize..32, 0u8..=9),
+        )
+            .prop_map(|((f, s, a, goal), above, free, (flaw_cell, flaw))| {
+                let formation = FORMATIONS[f];
+                let anchors = formation.anchors();
+                let anchor = anchors[a % anchors.len()];
+                let mut cells = [0u8; 16];
+                for (i, e) in cells.iter_mut().enumerate() {
+                    *e = if i == usize::from(anchor) {
+                        goal
+                    } else if formation.is_fixed(i) {
+                        goal + above[i]
+                    } else {
+                        free[i].min(goal)
+                    };
+                }
+                if let Some(e) = cells.get_mut(flaw_cell) {
+                    *e = flaw;
+                }
+                let raw = (0..16).fold(0u64, |raw, i| raw | u64::from(cells[i]) << (4 * i));
+                // `raw` is in the formation's orientation; the board is it seen back through s
+                let board_raw = (0..SYMMETRIES)
+                    .map(|t| symmetric_raw(raw, t))
+                    .find(|&b| symmetric_raw(b, s) == raw)
+                    .unwrap();
+                Board::from_raw(board_raw)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, .. ProptestConfig::default() })]
+        #[test]
+        fn covers_are_exactly_the_definitions_covers(board in near_block()) {
+            let tables = every_small_key_table();
+            let mut found: Vec<(usize, TableKey)> = tables
+                .covers(board)
+                .iter()
+                .map(|c| (c.symmetry, c.table.key().clone()))
+                .collect();
+            let mut expected = Vec::new();
+            for s in 0..SYMMETRIES {
+                let raw = symmetric_raw(board.raw(), s);
+                for t in tables.tables() {
+                    if covered_by_definition(t, raw) {
+                        expected.push((s, t.key().clone()));
+                    }
+                }
+            }
+            let order = |v: &mut Vec<(usize, TableKey)>| {
+                v.sort_by_key(|(s, k)| (*s, k.formation.rows, k.anchor, k.goal));
+            };
+            order(&mut found);
+            order(&mut expected);
+            prop_assert_eq!(found, expected);
+        }
+    }
+}
+
 mod files {
     use super::*;
     use crate::solver::tables::file::{self, TableFileError, HEADER_LEN};
