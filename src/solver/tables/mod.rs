@@ -719,9 +719,10 @@ impl EndgameTables {
     }
 }
 
-/// The cells of `raw` holding an exponent of at least `low` (clamped to 1..=15): bit 4·`i` set for cell `i`,
-/// every other bit clear. Each nibble is added to 16 − `low` in a byte of its own, where the sum
-/// reaches 16 (bit 4 of the byte) exactly when the nibble is `low` or more.
+/// The cells of `raw` (a raw board) holding an exponent of at least `low` (clamped to 1..=15):
+/// bit 4·`i` set for cell `i`, every other bit clear. Each nibble is added to 16 − `low` in a
+/// byte of its own, where the sum reaches 16 (bit 4 of the byte) exactly when the nibble is
+/// `low` or more.
 #[inline]
 pub fn cells_at_least(raw: u64, low: u8) -> u64 {
     const LOW_NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
