@@ -87,8 +87,9 @@ pub const MIN_CAP: u8 = 3;
 /// search stops at such a chance node with the heuristic's value plus this times the chance.
 /// Measured (BENCHMARKS.md, "Games resumed from a tile"), `--eval corner-middle --depth 3` on
 /// the 91 games of the 16384 bench: 32768 in 58 with it against 53 without (5 gained, none lost,
-/// 80 played alike: a sign test's p = 0.06), for 7 % more CPU time a move; 3e5 played the first
-/// 39 games move for move as 1e6 did.
+/// 80 played alike: a sign test's p = 0.06), for 7 % more CPU time a move (before 4e35b35 made
+/// `EndgameTables::covers` cheaper: 0.95 of that CPU); 3e5 played the first 39 games move for
+/// move as 1e6 did.
 pub const ENDGAME_WEIGHT_IN_SEARCH: f32 = 1e6;
 
 /// Stack for the recursive computation (bytes): one frame pair per move of the small game, and
