@@ -24,7 +24,7 @@
 //!   the process nears its resident cap, [`MIDDLE_RESIDENT_CAP`]) the chunks not used by the
 //!   decision being made are packed, and if that is not enough the chunks least recently used
 //!   are dropped, as a transposition table replaces its entries, and computed again if play
-//!   meets them; at most once every [`EVICTION_INTERVAL`] decisions ([`MiddleTables::make_room`]).
+//!   meets them; at most once every [`EVICTION_INTERVAL`] decisions (`MiddleTables::make_room`).
 //!   `sim --depth 3 --games 20 --seed 7` (BENCHMARKS.md): kept to 6 GB with no dropping,
 //!   32768 in 1 game; every value kept (18 GB), in 7; dropping, in 7 at 7.4 GB resident;
 //!   packing, in 7 at 7.85 GB resident on a third of the CPU time.
@@ -104,13 +104,13 @@ pub const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 
 /// Memory (bytes) the values of one process may take. Past it the chunks not in use are packed,
 /// then the least recently used dropped (down to [`EVICTION_TARGET`] quarters of it) and
-/// recomputed if play meets them again ([`MiddleTables::make_room`]). A `corner-middle` run at
+/// recomputed if play meets them again (`MiddleTables::make_room`). A `corner-middle` run at
 /// depth 4 passed 6 GB in its first ten games, and 20 games at depth 3 reached 18 GB with no
 /// limit; `play` must stay under 8 GB.
 pub const MIDDLE_MEMORY_LIMIT: u64 = 6 << 30;
 
 /// Memory (bytes) a process that plays with the tables may hold resident after making room: 7
-/// GB, under the 8 GB `play` allows. Past [`MiddleTables::make_room`], the values' limit shrinks
+/// GB, under the 8 GB `play` allows. Past `MiddleTables::make_room`, the values' limit shrinks
 /// below [`MIDDLE_MEMORY_LIMIT`] as far as the rest of the process needs
 /// ([`MiddleTables::with_resident_cap`]): the allocator's holes among freed values grow over a
 /// long run (20 games at depth 3 went from 1.2 to 1.7 GB besides the values), and the whole
@@ -673,7 +673,7 @@ impl MiddleTable {
     /// which gives it a thread with a large stack). `None` when a value it needs is not known
     /// and the memory limit leaves no room to store it. `decision` is the decision the value is
     /// asked for ([`MiddleStats::epoch`]): every chunk it reads or writes is marked used in it,
-    /// so that [`MiddleTables::make_room`] keeps them while that decision is made.
+    /// so that `MiddleTables::make_room` keeps them while that decision is made.
     pub fn position_value(&self, raw: u64, stats: &MiddleStats, decision: u32) -> Option<f32> {
         Some(f32::from(self.solve(raw, stats, decision)?) / f32::from(TOP))
     }
@@ -753,7 +753,7 @@ pub struct MiddleStats {
     pub chunks: AtomicU64,
     /// Bytes of the packed chunks (loaded from the tables' file or packed to make room).
     pub packed_bytes: AtomicU64,
-    /// Chunks packed to make room ([`MiddleTables::make_room`]).
+    /// Chunks packed to make room (`MiddleTables::make_room`).
     pub packed: AtomicU64,
     /// Chunks dropped to make room.
     pub evicted: AtomicU64,
@@ -877,8 +877,8 @@ impl MiddleTables {
     }
 
     /// The same tables in a process that may hold at most `bytes` resident: after each
-    /// [`MiddleTables::make_room`], the values' limit becomes at most `bytes` less the memory
-    /// the process holds besides them ([`room_under_cap`]), as read from the system (Linux:
+    /// `MiddleTables::make_room`, the values' limit becomes at most `bytes` less the memory
+    /// the process holds besides them (`room_under_cap`), as read from the system (Linux:
     /// `/proc/self/statm`; elsewhere no cap is kept).
     pub fn with_resident_cap(mut self, bytes: u64) -> MiddleTables {
         self.resident_cap = Some(bytes);
@@ -919,7 +919,7 @@ impl MiddleTables {
     }
 
     /// The memory the values take, bytes: chunks held whole (2^14 values, 2 bytes each) and
-    /// packed chunks ([`PackedChunk`]: 2,560 bytes and 2 a computed value).
+    /// packed chunks (`PackedChunk`: 2,560 bytes and 2 a computed value).
     pub fn memory(&self) -> u64 {
         self.stats.in_use()
     }
